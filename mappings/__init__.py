@@ -1,0 +1,110 @@
+"""Index bodies and search pipelines, kept as JSON data with ``${name}`` placeholders.
+
+A string that is exactly ``"${name}"`` is replaced by the typed value (so ``"${dimension}"`` becomes the
+integer 384); a placeholder inside a longer string is replaced textually. Unknown placeholders raise,
+so a typo in a JSON file is caught by the first test that builds the body.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+INDEX_KINDS: tuple[str, ...] = ("judgments", "chunks", "provisions")
+PIPELINES: tuple[str, ...] = ("ratio-hybrid-minmax", "ratio-hybrid-rrf")
+SCHEMA_VERSION = 1
+ENGINES: tuple[str, ...] = ("lucene", "faiss")
+
+_PLACEHOLDER = re.compile(r"\$\{([a-z_0-9]+)\}")
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    """What varies between deployments of the same index definitions."""
+
+    dimension: int = 384
+    engine: str = "lucene"
+    encoder: str = "sentence-transformers/all-MiniLM-L6-v2"
+    shards: int = 1
+    replicas: int = 0
+    refresh_interval: str = "1s"
+    hnsw_m: int = 16
+    hnsw_ef_construction: int = 100
+
+    def __post_init__(self) -> None:
+        if self.dimension < 1 or self.dimension > 16000:
+            raise ValueError(f"vector dimension must be in 1..16000, got {self.dimension}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"k-NN engine must be one of {ENGINES}, got {self.engine!r}")
+        if self.shards < 1 or self.replicas < 0:
+            raise ValueError("shards must be >= 1 and replicas >= 0")
+
+
+@dataclass(frozen=True)
+class PipelineOptions:
+    """Fusion parameters of the hybrid search pipelines (weights in sub-query order: BM25, k-NN)."""
+
+    bm25_weight: float = 0.7
+    vector_weight: float = 0.3
+    rank_constant: int = 60
+
+    def __post_init__(self) -> None:
+        if abs(self.bm25_weight + self.vector_weight - 1.0) > 1e-6:
+            raise ValueError("hybrid weights must sum to 1")
+
+
+def _read_json(name: str) -> dict[str, Any]:
+    data = json.loads(resources.files(__name__).joinpath(name).read_text(encoding="utf-8"))
+    data.pop("_comment", None)
+    return data
+
+
+@cache
+def _template(name: str) -> str:
+    return json.dumps(_read_json(name))
+
+
+def fill(template: Any, values: dict[str, Any]) -> Any:
+    """Replace ``${name}`` placeholders in a JSON-like structure with ``values``."""
+    if isinstance(template, dict):
+        return {k: fill(v, values) for k, v in template.items()}
+    if isinstance(template, list):
+        return [fill(v, values) for v in template]
+    if isinstance(template, str):
+        whole = _PLACEHOLDER.fullmatch(template)
+        if whole:
+            return _value(whole.group(1), values)
+        return _PLACEHOLDER.sub(lambda m: str(_value(m.group(1), values)), template)
+    return template
+
+
+def _value(name: str, values: dict[str, Any]) -> Any:
+    try:
+        return values[name]
+    except KeyError:
+        raise KeyError(f"mapping placeholder ${{{name}}} has no value") from None
+
+
+def vector_field(options: IndexOptions) -> dict[str, Any]:
+    """The ``knn_vector`` field definition for ``options``."""
+    return fill(json.loads(_template("vector_field.json")), asdict(options))
+
+
+def index_body(kind: str, options: IndexOptions | None = None) -> dict[str, Any]:
+    """Settings and mappings for one index kind (no analysis block: the caller adds it)."""
+    if kind not in INDEX_KINDS:
+        raise ValueError(f"unknown index kind {kind!r}; choose one of {INDEX_KINDS}")
+    options = options or IndexOptions()
+    values = {**asdict(options), "schema_version": SCHEMA_VERSION, "vector_field": vector_field(options)}
+    return fill(json.loads(_template(f"{kind}.json")), values)
+
+
+def pipeline_body(name: str, options: PipelineOptions | None = None) -> dict[str, Any]:
+    """The search-pipeline body named ``name``."""
+    if name not in PIPELINES:
+        raise ValueError(f"unknown search pipeline {name!r}; choose one of {PIPELINES}")
+    return fill(json.loads(_template(f"pipelines/{name}.json")), asdict(options or PipelineOptions()))
