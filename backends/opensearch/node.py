@@ -1,0 +1,260 @@
+"""The life cycle of the local OpenSearch node: install, start, stop, status, logs.
+
+A node's home folder holds ``config/``, ``data/``, ``logs/`` and ``node.json`` (pid, ports and URL of
+the running node); the installation (``opensearch-<version>/``) lives under ``install_home``, which
+defaults to the node's home and may be shared by several nodes (tests start a second node that way). OpenSearch refuses to run as
+root, so when this process is root the node runs as a dedicated system user (created on first use)
+that owns ``data/`` and ``logs/``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from backends.opensearch.install import Manifest, install, installed_digest
+from backends.opensearch.java import find_java_home
+
+NODE_USER = "ratio-opensearch"
+STATE_FILE = "node.json"
+
+
+class NodeError(RuntimeError):
+    """The local node could not be started or reached; the message says why and where the log is."""
+
+
+def default_heap_mb(total_bytes: int | None = None) -> int:
+    """An eighth of physical memory, between 512 MB and 8 GB (leaves room for models and the OS)."""
+    if total_bytes is None:
+        total_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return int(min(max(total_bytes // 8 // (1 << 20), 512), 8192))
+
+
+def free_port(preferred: int | None = None) -> int:
+    """``preferred`` if it is free on 127.0.0.1, otherwise any free port."""
+    for port in ((preferred,) if preferred else ()) + (0,):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return sock.getsockname()[1]
+    raise NodeError("no free TCP port on 127.0.0.1")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):  # a zombie child still answers kill(0)
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[-1][:1]
+        if state == "Z":
+            return False
+    return True
+
+
+@dataclass
+class LocalNode:
+    """A single-node OpenSearch cluster on 127.0.0.1, managed by Ratio."""
+
+    home: Path
+    cache_dir: Path
+    port: int | None = None
+    heap_mb: int | None = None
+    java_home: str | None = None
+    repository_url: str | None = None
+    install_home: Path | None = None
+    manifest: Manifest = field(default_factory=Manifest.load)
+
+    @property
+    def install_dir(self) -> Path:
+        return (self.install_home or self.home) / self.manifest.root
+
+    @property
+    def config_dir(self) -> Path:
+        return self.home / "config"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.home / "data"
+
+    @property
+    def log_dir(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def state_path(self) -> Path:
+        return self.home / STATE_FILE
+
+    def is_installed(self) -> bool:
+        return installed_digest(self.install_dir) == self.manifest.digest
+
+    def _java(self) -> tuple[Path, int]:
+        return find_java_home(self.manifest.java_min, self.manifest.java_max, self.java_home)
+
+    def install(self, progress: Any = None) -> Path:
+        """Fetch, verify and assemble the node; a no-op when it is already installed."""
+        if self.is_installed():
+            return self.install_dir
+        java_home, _ = self._java()
+        return install(self.install_home or self.home, self.cache_dir, java_home, manifest=self.manifest,
+                       repository_url=self.repository_url, progress=progress)
+
+    def state(self) -> dict[str, Any] | None:
+        """The recorded state of a running node, or None if none is running."""
+        try:
+            state = json.loads(self.state_path.read_text())
+        except (OSError, ValueError):
+            return None
+        return state if _alive(int(state.get("pid", 0))) else None
+
+    @property
+    def url(self) -> str | None:
+        state = self.state()
+        return state["url"] if state else None
+
+    def _run_as_user(self) -> str | None:
+        if os.geteuid() != 0:
+            return None
+        try:
+            pwd.getpwnam(NODE_USER)
+        except KeyError:
+            subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", NODE_USER],
+                           check=True, capture_output=True)
+        return NODE_USER
+
+    def _write_config(self, http_port: int, transport_port: int) -> None:
+        config = {
+            "cluster.name": "ratio-local",
+            "node.name": "ratio-local-1",
+            "network.host": "127.0.0.1",
+            "http.port": http_port,
+            "transport.port": transport_port,
+            "discovery.type": "single-node",
+            "path.data": str(self.data_dir),
+            "path.logs": str(self.log_dir),
+            "action.auto_create_index": False,
+            "plugins.ml_commons.only_run_on_ml_node": False,
+        }
+        self.config_dir.mkdir(parents=True, exist_ok=True)
+        for name in ("jvm.options", "log4j2.properties"):
+            shutil.copy2(self.install_dir / "config" / name, self.config_dir / name)
+        (self.config_dir / "jvm.options.d").mkdir(exist_ok=True)
+        text = "# Written by Ratio at every start; edit the LocalNode settings instead.\n"
+        text += "".join(f"{key}: {json.dumps(value)}\n" for key, value in config.items())
+        (self.config_dir / "opensearch.yml").write_text(text)
+
+    def start(self, timeout: float = 180.0, progress: Any = None) -> dict[str, Any]:
+        """Start the node (installing it first if needed) and wait for yellow or green health."""
+        running = self.state()
+        if running:
+            return running
+        self.install(progress=progress)
+        java_home, java_version = self._java()
+        http_port = free_port(self.port or 9200)
+        transport_port = free_port(9300 if http_port == 9200 else None)
+        heap = self.heap_mb or default_heap_mb()
+        for folder in (self.data_dir, self.log_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+        self._write_config(http_port, transport_port)
+        user = self._run_as_user()
+        if user:
+            for path in (self.data_dir, self.log_dir, self.config_dir):
+                path.mkdir(exist_ok=True)
+                shutil.chown(path, user)
+                for child in path.rglob("*"):
+                    shutil.chown(child, user)
+            self.home.chmod(self.home.stat().st_mode | 0o055)
+        env = {**os.environ, "JAVA_HOME": str(java_home), "OPENSEARCH_PATH_CONF": str(self.config_dir),
+               "OPENSEARCH_JAVA_OPTS": f"-Xms{heap}m -Xmx{heap}m"}
+        console = self.log_dir / "console.log"
+        started = time.monotonic()
+        with console.open("ab") as out:
+            process = subprocess.Popen(
+                [str(self.install_dir / "bin" / "opensearch")], cwd=self.install_dir, env=env,
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True, user=user,
+            )
+        url = f"http://127.0.0.1:{http_port}"
+        state = {"pid": process.pid, "url": url, "http_port": http_port, "transport_port": transport_port,
+                 "heap_mb": heap, "java_home": str(java_home), "java_version": java_version,
+                 "version": self.manifest.version, "started_at": time.time()}
+        self.state_path.write_text(json.dumps(state, indent=2))
+        while time.monotonic() - started < timeout:
+            if process.poll() is not None:
+                self.state_path.unlink(missing_ok=True)
+                raise NodeError(f"OpenSearch exited with code {process.returncode} while starting; "
+                                f"last log lines:\n{self.logs(30)}")
+            health = _health(url)
+            if health in ("green", "yellow"):
+                state["start_seconds"] = round(time.monotonic() - started, 2)
+                self.state_path.write_text(json.dumps(state, indent=2))
+                return state
+            time.sleep(0.5)
+        self.stop()
+        raise NodeError(f"OpenSearch did not become healthy within {timeout:.0f}s; see {console}")
+
+    def stop(self, timeout: float = 60.0) -> bool:
+        """Stop the node; True if one was running."""
+        state = self.state()
+        if not state:
+            self.state_path.unlink(missing_ok=True)
+            return False
+        pid = int(state["pid"])
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while _alive(pid) and time.monotonic() < deadline:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+            time.sleep(0.2)
+        if _alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+        self.state_path.unlink(missing_ok=True)
+        return True
+
+    def status(self) -> dict[str, Any]:
+        """Installed?, running?, URL, health and the plugins the node reports."""
+        state = self.state()
+        info: dict[str, Any] = {"home": str(self.home), "version": self.manifest.version,
+                                "installed": self.is_installed(), "running": bool(state)}
+        if state:
+            info.update({k: state.get(k) for k in ("pid", "url", "heap_mb", "java_home", "java_version")})
+            info["health"] = _health(state["url"])
+        return info
+
+    def logs(self, lines: int = 50) -> str:
+        """The last ``lines`` lines of the node's log (the server log, else the console)."""
+        for name in ("ratio-local.log", "console.log"):
+            path = self.log_dir / name
+            if path.is_file():
+                with path.open("rb") as handle:
+                    handle.seek(0, os.SEEK_END)
+                    handle.seek(max(0, handle.tell() - 200_000))
+                    tail = handle.read().decode("utf-8", "replace").splitlines()
+                return "\n".join(tail[-lines:])
+        return ""
+
+
+def _health(url: str) -> str | None:
+    try:
+        response = requests.get(f"{url}/_cluster/health", timeout=5)
+        return response.json().get("status") if response.ok else None
+    except (requests.RequestException, ValueError):
+        return None

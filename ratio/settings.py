@@ -1,0 +1,68 @@
+"""Settings read from the environment: the only place (with the CLI's click options) that does so.
+
+Lower layers take explicit arguments; this module turns environment variables into those arguments.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from backends.opensearch.artifacts import maven_mirror_from_settings
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    return value.strip().lower() not in ("0", "false", "no", "off")
+
+
+def home_dir() -> Path:
+    """Where the local node, its data and Ratio's models live.
+
+    ``RATIO_HOME`` wins; as root the default is ``/var/lib/ratio`` (the node runs as a system user that
+    cannot enter ``/root``); otherwise the user's data directory.
+    """
+    if os.environ.get("RATIO_HOME"):
+        return Path(os.environ["RATIO_HOME"]).expanduser()
+    if os.geteuid() == 0:
+        return Path("/var/lib/ratio")
+    return Path(platformdirs.user_data_dir("ratio"))
+
+
+def cache_dir() -> Path:
+    """Downloads (OpenSearch artifacts) and computed caches (embeddings)."""
+    if os.environ.get("RATIO_CACHE"):
+        return Path(os.environ["RATIO_CACHE"]).expanduser()
+    return Path(platformdirs.user_cache_dir("ratio"))
+
+
+def maven_repository() -> str | None:
+    """The Maven repository base URL used when no ``mvn`` is installed."""
+    return os.environ.get("RATIO_MAVEN_REPOSITORY") or maven_mirror_from_settings(Path.home() / ".m2" / "settings.xml")
+
+
+@dataclass(frozen=True)
+class Environment:
+    """A snapshot of the environment variables Ratio understands."""
+
+    opensearch_url: str | None
+    opensearch_user: str | None
+    opensearch_password: str | None
+    opensearch_verify_certs: bool
+    index_prefix: str
+    knn_engine: str
+
+    @classmethod
+    def read(cls) -> Environment:
+        return cls(
+            opensearch_url=os.environ.get("OPENSEARCH_URL") or None,
+            opensearch_user=os.environ.get("OPENSEARCH_USER") or None,
+            opensearch_password=os.environ.get("OPENSEARCH_PASSWORD") or None,
+            opensearch_verify_certs=_flag(os.environ.get("OPENSEARCH_VERIFY_CERTS"), True),
+            index_prefix=os.environ.get("RATIO_INDEX_PREFIX", "ratio"),
+            knn_engine=os.environ.get("RATIO_KNN_ENGINE", "lucene"),
+        )
