@@ -1,0 +1,129 @@
+"""Cheap per-sentence features that the sentence vector does not carry well.
+
+MiniLM vectors say what a sentence is about, not where it stands in the judgment, how long it is, or whether
+it quotes a section number or a case citation. These features add that: relative position, length, case shape
+and a set of regex cues kept as data in ``features.json`` so they can be read and changed without code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+# Features computed from position and shape, in this order, before the regex cues.
+POSITION_AND_SHAPE = (
+    "relative_position",
+    "relative_position_squared",
+    "is_first",
+    "is_last",
+    "first_decile",
+    "last_decile",
+    "log_words",
+    "log_document_sentences",
+    "upper_ratio",
+    "digit_ratio",
+)
+
+
+@dataclass(frozen=True)
+class Cue:
+    """A named regex whose match gives a 0/1 feature."""
+
+    name: str
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class FeatureSet:
+    """The ordered list of features a head was trained with."""
+
+    cues: tuple[Cue, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Feature names in column order."""
+        return POSITION_AND_SHAPE + tuple(cue.name for cue in self.cues)
+
+    @property
+    def size(self) -> int:
+        """Number of feature columns."""
+        return len(self.names)
+
+    def to_json(self) -> dict:
+        """Serialise the cues, so a trained head carries the exact patterns it saw."""
+        return {
+            "cues": [
+                {"name": cue.name, "pattern": cue.pattern.pattern, "flags": _flags_to_text(cue.pattern.flags)}
+                for cue in self.cues
+            ]
+        }
+
+    def compute(self, sentences: Sequence[str]) -> np.ndarray:
+        """Return a float32 array (len(sentences), size)."""
+        count = len(sentences)
+        out = np.zeros((count, self.size), dtype=np.float32)
+        if count == 0:
+            return out
+        log_doc = math.log1p(count) / 7.0
+        base = len(POSITION_AND_SHAPE)
+        for index, sentence in enumerate(sentences):
+            position = index / max(count - 1, 1)
+            letters = [ch for ch in sentence if ch.isalpha()]
+            upper = sum(ch.isupper() for ch in letters) / len(letters) if letters else 0.0
+            digits = sum(ch.isdigit() for ch in sentence) / len(sentence) if sentence else 0.0
+            words = len(sentence.split())
+            out[index, :base] = (
+                position,
+                position * position,
+                float(index == 0),
+                float(index == count - 1),
+                float(position < 0.1),
+                float(position > 0.9),
+                math.log1p(words) / 5.0,
+                log_doc,
+                upper,
+                digits,
+            )
+            for column, cue in enumerate(self.cues, start=base):
+                if cue.pattern.search(sentence):
+                    out[index, column] = 1.0
+        return out
+
+
+def _flags_from_text(text: str) -> int:
+    flags = 0
+    for char in text:
+        flags |= {"i": re.IGNORECASE, "m": re.MULTILINE}[char]
+    return flags
+
+
+def _flags_to_text(flags: int) -> str:
+    return ("i" if flags & re.IGNORECASE else "") + ("m" if flags & re.MULTILINE else "")
+
+
+def parse_feature_set(data: dict) -> FeatureSet:
+    """Compile the cue table; cues are case-insensitive unless their ``flags`` say otherwise."""
+    cues = tuple(
+        Cue(entry["name"], re.compile(entry["pattern"], _flags_from_text(entry.get("flags", "i"))))
+        for entry in data["cues"]
+    )
+    names = [cue.name for cue in cues]
+    if len(set(names)) != len(names) or set(names) & set(POSITION_AND_SHAPE):
+        raise ValueError("feature names must be unique")
+    return FeatureSet(cues)
+
+
+def load_feature_set(path: Path | None = None) -> FeatureSet:
+    """Read a cue table; ``None`` reads the one shipped with the package."""
+    if path is None:
+        text = resources.files("indexer.roles").joinpath("features.json").read_text(encoding="utf-8")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
+    return parse_feature_set(json.loads(text))
