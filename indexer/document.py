@@ -1,0 +1,147 @@
+"""The domain objects of the write path: a judgment, its sentences, a statutory provision, a load error.
+
+They are frozen so that a stage of the pipeline (metadata, citations, sentences, roles, chunks) can never
+change what an earlier stage produced behind its back: a stage returns a new object made with
+``dataclasses.replace``.
+
+Judgment ids
+------------
+A judgment id must be stable across re-indexing runs, because OpenSearch documents, qrels and links
+between judgments are keyed on it. The rule, applied by :func:`judgment_id_for`:
+
+1. If the record carries its own id (the ``"id"`` field of a JSON Lines record, the ``"id"`` of an
+   OpenNyAI Label-Studio document), that id is used, as a string.
+2. Otherwise the id is the file's stem with every compression and format suffix removed:
+   ``Object_casedocs/C123.txt`` gives ``C123``, ``Prior_Cases/prior_case_0001.txt.gz`` gives
+   ``prior_case_0001``, ``judgment.html`` gives ``judgment``.
+3. With a source prefix (for example ``"aila"``), the id becomes ``"<prefix>:<id>"``, so that two corpora
+   whose files share a stem (``C1`` in two collections) do not collide in one index.
+
+Characters outside ``[A-Za-z0-9_.:-]`` are replaced by ``_`` so that the id is safe in a URL path and as an
+OpenSearch ``_id``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+__all__ = ["Judgment", "LoadError", "Provision", "Sentence", "judgment_id_for", "strip_suffixes"]
+
+_KNOWN_SUFFIXES = (".gz", ".txt", ".json", ".jsonl", ".ndjson", ".pdf", ".html", ".htm", ".xhtml")
+_UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_.:-]+")
+
+
+def strip_suffixes(name: str) -> str:
+    """Return ``name`` without its format and compression suffixes (``a.txt.gz`` → ``a``).
+
+    Only known suffixes are removed, so that a dotted stem such as ``2019.SC.12`` survives.
+    """
+    stripped = name
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _KNOWN_SUFFIXES:
+            if stripped.lower().endswith(suffix) and len(stripped) > len(suffix):
+                stripped = stripped[: -len(suffix)]
+                changed = True
+    return stripped
+
+
+def judgment_id_for(path: str | Path | None, record_id: object = None, prefix: str | None = None) -> str:
+    """Build the stable judgment id following the rule in the module docstring.
+
+    ``record_id`` wins over ``path``; one of the two must be given.
+    """
+    if record_id is not None and str(record_id).strip():
+        base = str(record_id).strip()
+    elif path is not None:
+        base = strip_suffixes(Path(path).name)
+    else:
+        raise ValueError("a judgment id needs either a record id or a path")
+    base = _UNSAFE_ID_CHARS.sub("_", base)
+    return f"{prefix}:{base}" if prefix else base
+
+
+def _frozen_mapping(value: Mapping[str, object] | None) -> Mapping[str, object]:
+    return MappingProxyType(dict(value or {}))
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    """One court judgment as the indexer sees it.
+
+    ``text`` is the judgment exactly as loaded (header included), so that sentence and chunk offsets can
+    be shown against it. ``citations`` are the judgment's *own* reporter citations (how others cite it);
+    ``cited_judgments`` and ``cited_provisions`` are what it cites, normalised for faceting and linking.
+    """
+
+    judgment_id: str
+    text: str
+    source: str
+    source_path: str | None = None
+    title: str | None = None
+    parties: tuple[str, ...] = ()
+    court: str | None = None
+    judges: tuple[str, ...] = ()
+    decision_date: dt.date | None = None
+    case_number: str | None = None
+    citations: tuple[str, ...] = ()
+    cited_judgments: tuple[str, ...] = ()
+    cited_provisions: tuple[str, ...] = ()
+    status: str | None = None
+    language: str = "en"
+    extra: Mapping[str, object] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # A frozen dataclass with a plain dict would still be mutable through that dict.
+        object.__setattr__(self, "extra", _frozen_mapping(self.extra))
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence of a judgment, located by character offsets so it can be highlighted in place.
+
+    Invariant: ``judgment.text[start:end] == text``, and ``text`` has no leading or trailing whitespace.
+    """
+
+    index: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Provision:
+    """A statutory provision (a section of an Act, an article of the Constitution).
+
+    ``citation`` is the canonical string that :mod:`indexer.citations` produces for references to it
+    (``"IPC s. 302"``), so that a judgment's ``cited_provisions`` can link to it; ``None`` when the source
+    does not say which Act and section it is (the AILA statutes carry only a title and a text).
+    """
+
+    provision_id: str
+    text: str
+    source: str
+    title: str | None = None
+    act: str | None = None
+    section: str | None = None
+    citation: str | None = None
+    source_path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LoadError:
+    """An item that could not be loaded, named so that a batch report can say what to fix.
+
+    ``item`` is the file path, with ``#<record>`` appended for one record of a multi-record file
+    (``cases.jsonl#line 7``, ``dev.json#doc 3``).
+    """
+
+    item: str
+    reason: str

@@ -1,0 +1,161 @@
+"""Rule-based sentence splitting for Indian judgments, keeping character offsets.
+
+Why rules and not a statistical model: judgments are full of periods that do not end sentences
+(``s. 302``, ``Art. 21``, ``A. K. Sikri, J.``, ``A.I.R. 1973 S.C. 1461``, ``Rs. 5,000``, ``1.`` paragraph
+markers) and a general-purpose model trained on news splits at most of them. The rules are cheap, fast
+enough for bulk indexing, and their exceptions are data (``sentence_abbreviations.json``).
+
+The rules, in order:
+
+1. A blank line ends a sentence, and so does a line break before a numbered paragraph (``\\n12. The``).
+2. ``?`` or ``!`` (with closing quotes or brackets) followed by whitespace ends a sentence unless the next
+   character is lower case.
+3. A period followed by whitespace ends a sentence unless
+   * the next visible character is lower case (``viz. the``, ``Sikri, J. said``), or
+   * the word before it is a listed abbreviation (``No.``, ``s.``, ``Hon'ble``, ``Pvt.``), or
+   * the word before it is a single capital letter or a dotted run of them (``A. K.``, ``S.C.``), that is
+     initials or a reporter abbreviation, unless it is listed as able to end a sentence (``I.P.C.``), or
+   * a dotted abbreviation (``A.I.R.``, ``S.C.R.``) is followed by a digit, or
+   * the word before it is a bare number that starts its line: a paragraph marker (``1.``, ``2\\.``).
+4. A piece of text with no letter or digit (``. . . .``) is glued to the sentence before it.
+
+Every :class:`~indexer.document.Sentence` satisfies ``text[s.start:s.end] == s.text`` with ``s.text``
+stripped of surrounding whitespace.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from indexer.document import Sentence
+
+__all__ = ["DEFAULT_ABBREVIATIONS_PATH", "SplitterRules", "load_splitter_rules", "split"]
+
+DEFAULT_ABBREVIATIONS_PATH = Path(__file__).with_name("sentence_abbreviations.json")
+
+# A run of sentence-final punctuation, then closing quotes/brackets, then whitespace or the end.
+_CANDIDATE = re.compile(r"[.?!]+[\"'”’)\]]*(?=\s|$)")
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n\s*")
+_PARAGRAPH_START = re.compile(r"\n[ \t]*(?=\(?\d{1,3}\\?[.)]\s+\S)")
+_PREVIOUS_WORD = re.compile(r"(\S+)$")
+_NEXT_VISIBLE = re.compile(r"\s*([\"'“‘(\[]*)(\S)")
+_SINGLE_CAPS = re.compile(r"^(?:[A-Z]\.)*[A-Z]$")
+_DOTTED = re.compile(r"^(?:[A-Za-z]{1,4}\.)+[A-Za-z]{1,4}$")
+_INITIAL_LAST = re.compile(r"\.[A-Z]$")
+_NUMBER = re.compile(r"^\(?\d{1,3}\\?\)?$")
+_ALNUM = re.compile(r"\w")
+_ENDING = frozenset(".:;?!")
+_WORD_WINDOW = 80  # how far back to look for the word before a period; keeps splitting linear
+
+
+@dataclass(frozen=True, slots=True)
+class SplitterRules:
+    """The splitter's data: see ``sentence_abbreviations.json`` for what each set means."""
+
+    no_break_after: frozenset[str]
+    dotted_can_end: frozenset[str]
+    judge_suffixes: frozenset[str]
+
+
+def load_splitter_rules(path: str | Path | None = None) -> SplitterRules:
+    """Read the abbreviation file; the packaged one (read once, on first use) when ``path`` is None."""
+    if path is None:
+        return _default_rules()
+    return _parse_rules(Path(path))
+
+
+def _parse_rules(path: Path) -> SplitterRules:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return SplitterRules(
+        no_break_after=frozenset(w.lower() for w in data["no_break_after"]),
+        dotted_can_end=frozenset(w.lower() for w in data["dotted_can_end"]),
+        judge_suffixes=frozenset(w.lower() for w in data["judge_suffixes"]),
+    )
+
+
+@lru_cache(maxsize=1)
+def _default_rules() -> SplitterRules:
+    return _parse_rules(DEFAULT_ABBREVIATIONS_PATH)
+
+
+def _at_line_start(text: str, word_start: int) -> bool:
+    line_start = text.rfind("\n", 0, word_start) + 1
+    return not text[line_start:word_start].strip()
+
+
+def _period_ends_sentence(text: str, dot: int, after: int, rules: SplitterRules) -> bool:
+    """Decide whether the period at ``dot`` (its punctuation run ending at ``after``) ends a sentence."""
+    nxt = _NEXT_VISIBLE.match(text, after)
+    if nxt is None:
+        return True
+    next_char = nxt.group(2)
+    if next_char.islower():
+        return False
+    prev = _PREVIOUS_WORD.search(text, max(0, dot - _WORD_WINDOW), dot)
+    if prev is None:
+        return True
+    word = prev.group(1).lstrip("([\"'“‘")
+    lowered = word.lower()
+    if lowered in rules.no_break_after or lowered.rstrip(".") in rules.no_break_after:
+        return False
+    if lowered in rules.judge_suffixes and text[max(0, prev.start() - 2) : prev.start()].strip() == ",":
+        return True
+    if _SINGLE_CAPS.match(word) or _DOTTED.match(word):
+        if next_char.isdigit():
+            return False
+        if lowered in rules.dotted_can_end:
+            return True
+        return not (word.replace(".", "").isupper() or _INITIAL_LAST.search(word))
+    return not (_NUMBER.match(word) and _at_line_start(text, prev.start()))
+
+
+def _blank_line_ends_sentence(text: str, start: int) -> bool:
+    """A blank line ends a sentence only after final punctuation or a colon.
+
+    Old reports break pages and paragraphs mid-sentence with blank lines, and preambles put one field
+    over several blank-line separated lines; scored on OpenNyAI dev, splitting at every blank line
+    costs more precision than it gains recall (F1 0.83 against 0.87).
+    """
+    before = text[max(0, start - _WORD_WINDOW) : start].rstrip()
+    return not before or before[-1] in _ENDING
+
+
+def _cut_points(text: str, rules: SplitterRules) -> list[int]:
+    cuts: set[int] = set()
+    for match in _BLANK_LINE.finditer(text):
+        if _blank_line_ends_sentence(text, match.start()):
+            cuts.add(match.start())
+    for match in _PARAGRAPH_START.finditer(text):
+        cuts.add(match.start())
+    for match in _CANDIDATE.finditer(text):
+        run = match.group(0)
+        if "." not in run.rstrip("\"'”’)]"):
+            nxt = _NEXT_VISIBLE.match(text, match.end())
+            if nxt is None or not nxt.group(2).islower():
+                cuts.add(match.end())
+        elif _period_ends_sentence(text, match.start(), match.end(), rules):
+            cuts.add(match.end())
+    return sorted(cuts)
+
+
+def split(text: str, rules: SplitterRules | None = None) -> list[Sentence]:
+    """Split ``text`` into sentences with character offsets (see the module docstring for the rules)."""
+    rules = rules or _default_rules()
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for cut in [*_cut_points(text, rules), len(text)]:
+        piece = text[start:cut]
+        stripped = piece.strip()
+        if stripped:
+            lead = len(piece) - len(piece.lstrip())
+            s, e = start + lead, start + lead + len(stripped)
+            if spans and not _ALNUM.search(stripped):
+                spans[-1] = (spans[-1][0], e)
+            else:
+                spans.append((s, e))
+        start = max(start, cut)
+    return [Sentence(index=i, start=s, end=e, text=text[s:e]) for i, (s, e) in enumerate(spans)]
