@@ -34,7 +34,8 @@ def load_opennyai(path: Path) -> list[LabelledJudgment]:
 
     Sentences are taken from each result's ``text`` (not re-sliced from the full text) and ordered by their
     start offset. A document id that appears twice with identical content (train has one) is kept once,
-    because a duplicate would only weight that judgment double.
+    because a duplicate would only weight that judgment double. A record without labelled sentences is
+    skipped: it carries no signal.
     """
     judgments: list[LabelledJudgment] = []
     seen: set[str] = set()
@@ -44,6 +45,8 @@ def load_opennyai(path: Path) -> list[LabelledJudgment]:
             continue
         seen.add(doc_id)
         results = [item["value"] for item in record["annotations"][0]["result"]]
+        if not results:
+            continue
         results.sort(key=lambda value: value["start"])
         sentences = tuple(" ".join(value["text"].split()) for value in results)
         labels = tuple(value["labels"][0] for value in results)
