@@ -58,7 +58,10 @@ class Context:
 
     @property
     def layout(self) -> IndexLayout:
-        return IndexLayout(self.prefix)
+        try:
+            return IndexLayout(self.prefix)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--prefix") from exc
 
 
 @click.group()

@@ -33,6 +33,7 @@ class Manifest:
     """The parsed ``distribution.json``: what a local node is made of."""
 
     version: str
+    docker_image: str
     java_min: int
     java_max: int
     distribution: Artifact
@@ -48,6 +49,7 @@ class Manifest:
         dist = data["distribution"]
         return cls(
             version=data["version"],
+            docker_image=data["docker_image"],
             java_min=data["java"]["min"],
             java_max=data["java"]["max"],
             distribution=Artifact(dist["coordinates"], dist["sha256"]),

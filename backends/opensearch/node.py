@@ -2,9 +2,9 @@
 
 A node's home folder holds ``config/``, ``data/``, ``logs/`` and ``node.json`` (pid, ports and URL of
 the running node); the installation (``opensearch-<version>/``) lives under ``install_home``, which
-defaults to the node's home and may be shared by several nodes (tests start a second node that way). OpenSearch refuses to run as
-root, so when this process is root the node runs as a dedicated system user (created on first use)
-that owns ``data/`` and ``logs/``.
+defaults to the node's home and may be shared by several nodes (tests start a second node that way).
+OpenSearch refuses to run as root, so when this process is root the node runs as a dedicated system
+user (created on first use) that owns ``config/``, ``data/`` and ``logs/``.
 """
 
 from __future__ import annotations
@@ -152,8 +152,12 @@ class LocalNode:
             "plugins.ml_commons.only_run_on_ml_node": False,
         }
         self.config_dir.mkdir(parents=True, exist_ok=True)
-        for name in ("jvm.options", "log4j2.properties"):
-            shutil.copy2(self.install_dir / "config" / name, self.config_dir / name)
+        shutil.copy2(self.install_dir / "config" / "log4j2.properties", self.config_dir / "log4j2.properties")
+        # The launcher runs from the installation, so relative GC-log and heap-dump paths would land there.
+        jvm_options = (self.install_dir / "config" / "jvm.options").read_text()
+        jvm_options = jvm_options.replace("=logs/", f"={self.log_dir}/").replace("HeapDumpPath=data",
+                                                                               f"HeapDumpPath={self.data_dir}")
+        (self.config_dir / "jvm.options").write_text(jvm_options)
         (self.config_dir / "jvm.options.d").mkdir(exist_ok=True)
         text = "# Written by Ratio at every start; edit the LocalNode settings instead.\n"
         text += "".join(f"{key}: {json.dumps(value)}\n" for key, value in config.items())
@@ -186,7 +190,7 @@ class LocalNode:
         started = time.monotonic()
         with console.open("ab") as out:
             process = subprocess.Popen(
-                [str(self.install_dir / "bin" / "opensearch")], cwd=self.install_dir, env=env,
+                [str(self.install_dir / "bin" / "opensearch")], cwd=self.home, env=env,
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True, user=user,
             )

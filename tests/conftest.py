@@ -1,0 +1,102 @@
+"""Shared fixtures: one real OpenSearch for the whole session, and the shared data folder.
+
+The cluster is chosen in this order: ``OPENSEARCH_URL`` (an existing cluster), a Docker engine (the
+pinned official image through testcontainers), the local node Ratio manages (installed and started
+if needed, stopped again at the end if this session started it). A test never skips because
+OpenSearch is missing: the fixture fails and says how to get one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from opensearchpy import OpenSearch
+
+from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
+from backends.opensearch.install import Manifest
+from ratio import settings
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+HOW_TO_GET_ONE = (
+    "no OpenSearch for the tests. Either set OPENSEARCH_URL to a cluster, run a Docker engine, or let the "
+    "tests start the local node (needs Java 17-23 and Maven or RATIO_MAVEN_REPOSITORY): "
+    "'ratio opensearch install' shows what fails."
+)
+
+
+def _docker_available() -> bool:
+    if not shutil.which("docker"):
+        return False
+    try:
+        return subprocess.run(["docker", "info"], capture_output=True, timeout=10, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The read-only ``shared/data`` folder beside the repository."""
+    data = SHARED / "data"
+    if not data.is_dir():
+        pytest.fail(f"shared data not found at {data}: clone the repository next to 'shared/'")
+    return data
+
+
+@pytest.fixture(scope="session")
+def local_node() -> LocalNode:
+    """The local node as the CLI would manage it (same home, same cache)."""
+    return LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven",
+                     repository_url=settings.maven_repository())
+
+
+@pytest.fixture(scope="session")
+def opensearch_settings(local_node: LocalNode) -> Iterator[ConnectionSettings]:
+    """Connection settings of the session's cluster."""
+    env = settings.Environment.read()
+    if env.opensearch_url:
+        yield ConnectionSettings(env.opensearch_url, env.opensearch_user, env.opensearch_password,
+                                 env.opensearch_verify_certs)
+        return
+    if _docker_available():
+        from testcontainers.opensearch import OpenSearchContainer
+
+        with OpenSearchContainer(Manifest.load().docker_image, security_enabled=False) as container:
+            config = container.get_config()
+            yield ConnectionSettings(f"http://{config['host']}:{config['port']}")
+        return
+    started_here = local_node.state() is None
+    try:
+        state = local_node.start()
+    except Exception as exc:
+        pytest.fail(f"{HOW_TO_GET_ONE}\nstarting the local node failed: {exc}")
+    try:
+        yield ConnectionSettings(state["url"])
+    finally:
+        if started_here and not os.environ.get("RATIO_TEST_KEEP_NODE"):
+            local_node.stop()
+
+
+@pytest.fixture(scope="session")
+def client(opensearch_settings: ConnectionSettings) -> OpenSearch:
+    client = connect(opensearch_settings)
+    try:
+        client.cluster.health(wait_for_status="yellow")
+    except Exception as exc:
+        pytest.fail(f"{HOW_TO_GET_ONE}\n{opensearch_settings.url} did not answer: {exc}")
+    return client
+
+
+@pytest.fixture
+def layout(client: OpenSearch) -> Iterator[IndexLayout]:
+    """A fresh index prefix per test; every index and alias under it is deleted afterwards."""
+    layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
+    yield layout
+    client.indices.delete(index=f"{layout.prefix}-*", ignore_unavailable=True)

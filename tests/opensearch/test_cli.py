@@ -1,0 +1,54 @@
+"""The ``ratio`` CLI against the session's real cluster, through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+from opensearchpy import OpenSearch
+
+from backends.opensearch import ConnectionSettings, IndexLayout
+from ratio.cli import cli
+
+
+def run(settings: ConnectionSettings, *args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(cli, ["--url", settings.url, *args], env=env, catch_exceptions=False)
+
+
+def test_indices_create_list_and_status(opensearch_settings, client: OpenSearch, layout: IndexLayout) -> None:
+    result = run(opensearch_settings, "--prefix", layout.prefix, "indices", "create", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert all(row["created"] for row in report["indices"].values())
+    listed = json.loads(run(opensearch_settings, "--prefix", layout.prefix, "indices", "list", "--json").output)
+    assert listed["chunks"] == {"alias": f"{layout.prefix}-chunks", "index": f"{layout.prefix}-chunks-v1",
+                                "documents": 0, "dimension": 384, "engine": "lucene", "language": "en"}
+    status = run(opensearch_settings, "--prefix", layout.prefix, "status", "--json")
+    assert status.exit_code == 0
+    data = json.loads(status.output)
+    assert data["health"] in ("green", "yellow") and data["version"]
+    assert "opensearch-knn" in data["plugins"]
+    table = run(opensearch_settings, "--prefix", layout.prefix, "status")
+    assert "plugins" in table.output and f"{layout.prefix}-judgments-v1" in table.output
+
+
+def test_upgrade_from_the_cli(opensearch_settings, layout: IndexLayout) -> None:
+    run(opensearch_settings, "--prefix", layout.prefix, "indices", "create")
+    result = run(opensearch_settings, "--prefix", layout.prefix, "indices", "upgrade", "provisions")
+    assert result.exit_code == 0, result.output
+    assert f"{layout.prefix}-provisions-v1 -> {layout.prefix}-provisions-v2 (0 documents)" in result.output
+
+
+def test_bad_options_fail_with_a_message(opensearch_settings, layout: IndexLayout) -> None:
+    result = CliRunner().invoke(cli, ["--url", opensearch_settings.url, "--prefix", layout.prefix, "indices",
+                                      "create", "--encoder", "nobody/unknown-model"])
+    assert result.exit_code == 1 and "pass --dimension" in result.output
+    result = CliRunner().invoke(cli, ["--url", opensearch_settings.url, "--prefix", "Bad Prefix", "indices", "list"])
+    assert result.exit_code == 2 and "must be lower case" in result.output
+
+
+def test_no_cluster_says_how_to_get_one(tmp_path) -> None:
+    env = {"OPENSEARCH_URL": "", "RATIO_HOME": str(tmp_path)}
+    result = CliRunner().invoke(cli, ["status"], env=env)
+    assert result.exit_code == 1
+    assert "ratio opensearch start" in result.output and "OPENSEARCH_URL" in result.output

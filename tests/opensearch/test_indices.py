@@ -1,0 +1,72 @@
+"""Index creation from the JSON definitions, idempotency, and alias swaps that keep every document."""
+
+from __future__ import annotations
+
+import pytest
+from opensearchpy import OpenSearch
+
+import mappings
+from backends.opensearch import IndexLayout, create_indices, upgrade_index
+from backends.opensearch.indices import IndexOperationError, current_index, describe
+
+
+def test_create_builds_versioned_indices_behind_aliases(client: OpenSearch, layout: IndexLayout) -> None:
+    options = mappings.IndexOptions(dimension=384)
+    report = create_indices(client, layout, options)
+    assert {kind: row["index"] for kind, row in report.items()} == {
+        kind: f"{layout.prefix}-{kind}-v1" for kind in mappings.INDEX_KINDS}
+    for kind in mappings.INDEX_KINDS:
+        index = report[kind]["index"]
+        live = client.indices.get(index=index)[index]
+        expected = mappings.index_body(kind, options)["mappings"]
+        assert set(live["mappings"]["properties"]) == set(expected["properties"])
+        assert live["mappings"]["properties"]["vector"]["dimension"] == 384
+        assert live["mappings"]["properties"]["vector"]["method"]["engine"] == "lucene"
+        assert live["settings"]["index"]["knn"] == "true"
+        assert "ratio_text_search" in live["settings"]["index"]["analysis"]["analyzer"]
+    again = create_indices(client, layout, options)
+    assert not any(row["created"] for row in again.values()), "a second create must change nothing"
+
+
+def test_strict_mapping_rejects_unknown_fields(client: OpenSearch, layout: IndexLayout) -> None:
+    create_indices(client, layout, mappings.IndexOptions(), kinds=("provisions",))
+    with pytest.raises(Exception, match="strict_dynamic_mapping_exception"):
+        client.index(index=layout.alias("provisions"), body={"provision_id": "x", "surprise": 1})
+
+
+def _fill(client: OpenSearch, alias: str, count: int) -> None:
+    body = []
+    for i in range(count):
+        body += [{"index": {"_index": alias, "_id": f"j{i}"}},
+                 {"judgment_id": f"j{i}", "title": f"Appellant {i} v State", "court": "Supreme Court of India",
+                  "year": 1950 + i % 60, "vector": [((i * 7 + d) % 11) / 10 + 0.05 for d in range(8)]}]
+    assert not client.bulk(body=body, refresh=True)["errors"]
+
+
+def test_upgrade_switches_alias_without_losing_documents(client: OpenSearch, layout: IndexLayout) -> None:
+    options = mappings.IndexOptions(dimension=8)
+    create_indices(client, layout, options, kinds=("judgments",))
+    alias = layout.alias("judgments")
+    _fill(client, alias, 1234)
+    result = upgrade_index(client, layout, "judgments", options.__class__(dimension=8, hnsw_m=24))
+    assert result["from"].endswith("-v1") and result["to"].endswith("-v2") and result["documents"] == 1234
+    assert current_index(client, layout, "judgments") == f"{alias}-v2"
+    assert client.count(index=alias)["count"] == 1234
+    assert client.indices.exists(index=f"{alias}-v1"), "the old version is kept unless asked"
+    live = client.indices.get_mapping(index=f"{alias}-v2")[f"{alias}-v2"]["mappings"]["properties"]["vector"]
+    assert live["method"]["parameters"]["m"] == 24
+    hit = client.search(index=alias, body={"query": {"term": {"judgment_id": "j77"}}})["hits"]["hits"]
+    assert hit and hit[0]["_index"] == f"{alias}-v2"
+    upgrade_index(client, layout, "judgments", options, delete_old=True)
+    assert not client.indices.exists(index=f"{alias}-v2")
+    assert describe(client, layout)["judgments"]["documents"] == 1234
+
+
+def test_upgrade_refuses_a_missing_alias_or_a_leftover_target(client: OpenSearch, layout: IndexLayout) -> None:
+    with pytest.raises(IndexOperationError, match="does not exist"):
+        upgrade_index(client, layout, "chunks", mappings.IndexOptions())
+    create_indices(client, layout, mappings.IndexOptions(), kinds=("chunks",))
+    client.indices.create(index=layout.versioned("chunks", 2))
+    with pytest.raises(IndexOperationError, match="already exists"):
+        upgrade_index(client, layout, "chunks", mappings.IndexOptions())
+    assert current_index(client, layout, "chunks") == layout.versioned("chunks", 1)
