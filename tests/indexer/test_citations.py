@@ -1,0 +1,129 @@
+"""Citation extraction as tables: an input string and the canonical strings it must yield, in order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexer.citations import canonical_act, enrich, extract_citations, load_rules
+from indexer.document import Judgment
+
+JUDGMENT_CASES = [
+    ("(2017) 10 SCC 1", ["(2017) 10 SCC 1"]),
+    ("relied on (1995) 6 SCC 315 and 1995 (6) SCC 315", ["(1995) 6 SCC 315", "(1995) 6 SCC 315"]),
+    ("1995 SCC (6) 315", ["(1995) 6 SCC 315"]),
+    ("AIR 1973 SC 1461", ["AIR 1973 SC 1461"]),
+    ("A.I.R. 1973 S.C. 1461", ["AIR 1973 SC 1461"]),
+    ("AIR 1987 Delhi 239", ["AIR 1987 Delhi 239"]),
+    ("CITATION: 1996 AIR 463", ["AIR 1996 SC 463"]),
+    ("[1950] SCR 88", ["[1950] SCR 88"]),
+    ("[1950] 1 SCR 88", ["[1950] 1 SCR 88"]),
+    ("[1950] S.C.R. 88", ["[1950] SCR 88"]),
+    ("(2003) 2 SCR 1", ["[2003] 2 SCR 1"]),
+    ("1975 (1) SCR 173 and 1975 SCR (1) 173", ["[1975] 1 SCR 173", "[1975] 1 SCR 173"]),
+    ("1953 SCR 136", ["[1953] SCR 136"]),
+    ("1978 Indlaw SC 192", ["1978 Indlaw SC 192"]),
+    ("[1974] INSC 106", ["[1974] INSC 106"]),
+    ("1995 (7) JT 225; JT 1995 (7) SC 225", ["JT 1995 (7) 225", "JT 1995 (7) 225"]),
+    ("1995 (5) SCALE 690", ["(1995) 5 SCALE 690"]),
+    ("(1960) 40 I.T.R. 106", ["(1960) 40 ITR 106"]),
+    ("1990 Cri LJ 123", ["1990 Cri LJ 123"]),
+    ("In the year 1973 the SC held", []),
+    ("Rs. 1,48,000 in 1995 (six lakhs)", []),
+    ("citation masked: [?CITATION?]", []),
+]
+
+CASE_NAME_CASES = [
+    ("In Kesavananda Bharati v. State of Kerala the Court", ["Kesavananda Bharati v. State of Kerala"]),
+    ("See Maneka Gandhi vs. Union of India AIR 1978 SC 597", ["Maneka Gandhi v. Union of India"]),
+    ("Munni Lal & Ors. versus Lt. Governor of Delhi &", ["Munni Lal v. Lt. Governor of Delhi"]),  # & Ors. dropped
+    ("State of Punjab v. Union of the India", ["State of Punjab v. Union of the India"]),
+    ("the accused v. the State", []),
+]
+
+PROVISION_CASES = [
+    ("Section 302 of the Indian Penal Code", ["IPC s. 302"]),
+    ("s. 302 IPC", ["IPC s. 302"]),
+    ("ss. 302 and 34 IPC", ["IPC s. 302", "IPC s. 34"]),
+    ("u/s 302 IPC", ["IPC s. 302"]),
+    ("U/s. 302 I.P.C.", ["IPC s. 302"]),
+    ("Sections 302 read with Section 34 of the I.P.C.", ["IPC s. 302", "IPC s. 34"]),
+    ("Section 498A IPC", ["IPC s. 498A"]),
+    ("Section 438 CrPC", ["CrPC s. 438"]),
+    ("Section 161 of the Cr. P.C.", ["CrPC s. 161"]),
+    ("Section 482 of the Code of Criminal Procedure, 1973", ["CrPC s. 482"]),
+    ("Section 100 of the Code of Civil Procedure", ["CPC s. 100"]),
+    ("Section 27 of the Evidence Act", ["Evidence Act s. 27"]),
+    ("Section 20 of the NDPS Act", ["NDPS Act s. 20"]),
+    ("Section 13(1)(e) of the Hindu Marriage Act", ["Hindu Marriage Act s. 13(1)(e)"]),
+    ("Section 64(1) (iv) of the Income Tax Act, 1961", ["Income Tax Act, 1961 s. 64(1)(iv)"]),
+    ("Section 3 of the Gujarat University Act, 1949", ["Gujarat University Act, 1949 s. 3"]),
+    ("IPC, Section 302", ["IPC s. 302"]),
+    ("Article 21 of the Constitution", ["Constitution art. 21"]),
+    ("Article 21 of the Constitution of India", ["Constitution art. 21"]),
+    ("Art. 14", ["Constitution art. 14"]),
+    ("Articles 14, 19 and 21", ["Constitution art. 14", "Constitution art. 19", "Constitution art. 21"]),
+    ("Section 5 of the Act", []),
+    ("Article 6 of the European Convention", []),
+    ("paid Rs. 302 in cash", []),
+]
+
+
+def normalized(text: str, kind: str) -> list[str]:
+    return [c.normalized for c in extract_citations(text, kinds={kind})]
+
+
+@pytest.mark.parametrize(("text", "expected"), JUDGMENT_CASES)
+def test_judgment_citations(text: str, expected: list[str]) -> None:
+    assert normalized(text, "judgment") == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), CASE_NAME_CASES)
+def test_case_names(text: str, expected: list[str]) -> None:
+    assert normalized(text, "case_name") == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), PROVISION_CASES)
+def test_provisions(text: str, expected: list[str]) -> None:
+    assert normalized(text, "provision") == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Indian Penal Code, 1860", "IPC"),
+        ("the Code of Criminal Procedure", "CrPC"),
+        ("Cr.P.C.", "CrPC"),
+        ("Constitution of India", "Constitution"),
+        ("Income-tax Act, 1961", "Income Tax Act, 1961"),
+        ("Prevention of Food Adulteration Act, 1954", "Prevention of Food Adulteration Act, 1954"),
+        ("Gujarat university act", "Gujarat University Act"),
+    ],
+)
+def test_canonical_act(name: str, expected: str) -> None:
+    assert canonical_act(name) == expected
+
+
+def test_offsets_point_at_the_written_citation() -> None:
+    text = "He was convicted u/s 302 IPC; see (1973) 4 SCC 225 and Art. 21."
+    found = extract_citations(text)
+    assert [c.normalized for c in found] == ["IPC s. 302", "(1973) 4 SCC 225", "Constitution art. 21"]
+    for citation in found:
+        assert text[citation.start : citation.end] == citation.text
+
+
+def test_rules_file_loads_from_a_path() -> None:
+    rules = load_rules(Path(__file__).resolve().parents[2] / "indexer" / "citation_rules.json")
+    assert normalized("AIR 1973 SC 1461", "judgment") == [
+        c.normalized for c in extract_citations("AIR 1973 SC 1461", rules, {"judgment"})
+    ]
+
+
+def test_enrich_on_a_real_judgment(data_dir: Path) -> None:
+    text = (data_dir / "aila-2019" / "Object_casedocs" / "C1.txt").read_text(encoding="utf-8")
+    judgment = enrich(Judgment("C1", text, "aila-2019", title="Masud Khan v State Of Uttar Pradesh"))
+    assert "AIR 1956 SC 415" in judgment.cited_judgments
+    assert "1955 Indlaw SC 111" in judgment.cited_judgments
+    assert "Masud Khan v. State Of Uttar Pradesh" not in judgment.cited_judgments  # its own title
+    assert len(set(judgment.cited_judgments)) == len(judgment.cited_judgments)
