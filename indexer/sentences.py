@@ -7,7 +7,8 @@ enough for bulk indexing, and their exceptions are data (``sentence_abbreviation
 
 The rules, in order:
 
-1. A blank line ends a sentence, and so does a line break before a numbered paragraph (``\\n12. The``).
+1. A line break before a numbered paragraph (``\\n12. The``) ends a sentence; a blank line does only
+   after final punctuation or a colon (old reports break pages mid-sentence with blank lines).
 2. ``?`` or ``!`` (with closing quotes or brackets) followed by whitespace ends a sentence unless the next
    character is lower case.
 3. A period followed by whitespace ends a sentence unless

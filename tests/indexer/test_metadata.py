@@ -19,7 +19,7 @@ def aila(data_dir: Path, name: str) -> str:
 
 def irled(data_dir: Path, number: str) -> str:
     path = data_dir / "fire2017-irled-precedent" / "Prior_Cases" / f"prior_case_{number}.txt.gz"
-    return gzip.open(path, "rt", encoding="utf-8").read()
+    return gzip.decompress(path.read_bytes()).decode("utf-8")
 
 
 def test_aila_header(data_dir: Path) -> None:

@@ -87,7 +87,7 @@ def test_offsets_hold_on_real_judgments(data_dir: Path) -> None:
         _check_offsets((data_dir / "aila-2019" / "Object_casedocs" / name).read_text(encoding="utf-8"))
     for number in ("0001", "0002", "1500"):
         path = data_dir / "fire2017-irled-precedent" / "Prior_Cases" / f"prior_case_{number}.txt.gz"
-        _check_offsets(gzip.open(path, "rt", encoding="utf-8").read())
+        _check_offsets(gzip.decompress(path.read_bytes()).decode("utf-8"))
 
 
 def test_aila_paragraph_markers_stay_with_their_sentence(data_dir: Path) -> None:
