@@ -3,7 +3,8 @@
 The record schema (one JSON object per line in ``.jsonl``/``.ndjson``, or the items of a ``.json`` list):
 
 =================  ======================================================================
-``id``             required, string or integer: the judgment id (see :mod:`indexer.document`)
+``id``             string or integer: the judgment id (see :mod:`indexer.document`); required,
+                   except in a ``.json`` file holding one record, where the file stem is used
 ``text``           required, non-empty string: the full judgment text
 ``title``          optional string
 ``parties``        optional list of strings
@@ -86,9 +87,17 @@ def _iso_date(raw: str) -> dt.date | None:
 
 
 def record_to_judgment(
-    record: object, item: str, path: Path, options: LoadOptions, default_source: str
+    record: object,
+    item: str,
+    path: Path,
+    options: LoadOptions,
+    default_source: str,
+    id_from_path: bool = False,
 ) -> Judgment | LoadError:
-    """Turn one decoded JSON value into a Judgment, or a LoadError naming ``item`` and the problem."""
+    """Turn one decoded JSON value into a Judgment, or a LoadError naming ``item`` and the problem.
+
+    ``id_from_path`` lets a record without an ``id`` take the file stem (a one-record file).
+    """
     if not isinstance(record, Mapping):
         return LoadError(item, f"expected a JSON object, got {type(record).__name__}")
     text = record.get("text")
@@ -99,6 +108,8 @@ def record_to_judgment(
     if not isinstance(text, str) or not text.strip():
         return LoadError(item, "missing or empty 'text'")
     record_id = record.get("id")
+    if record_id is None and id_from_path:
+        record_id = judgment_id_for(path)
     if not isinstance(record_id, (str, int)) or isinstance(record_id, bool) or not str(record_id).strip():
         return LoadError(item, "missing 'id' (a string or an integer)")
     try:
@@ -177,4 +188,4 @@ def load_json(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadError
         for position, record in enumerate(value):
             yield record_to_judgment(record, f"{path}#doc {position}", path, options, "json")
     else:
-        yield record_to_judgment(value, str(path), path, options, "json")
+        yield record_to_judgment(value, str(path), path, options, "json", id_from_path=True)

@@ -244,3 +244,12 @@ def test_over_max_size_is_refused(tmp_path: Path, data_dir: Path) -> None:
     limit = (packed.stat().st_size + source.stat().st_size) // 2  # the gzip fits, its content does not
     error = only(list(load([packed], LoadOptions(max_bytes=limit))))
     assert isinstance(error, LoadError) and "unpacks to over the limit" in error.reason
+
+
+def test_single_record_json_without_id_takes_the_file_stem(data_dir: Path) -> None:
+    folder = data_dir / "bva-vetclaims-rhetorical-roles" / "BVA_Decisions_JSON_Format"
+    path = sorted(folder.glob("*.json.gz"))[0]
+    judgment = only(list(load([path])))
+    assert isinstance(judgment, Judgment)
+    assert judgment.judgment_id == path.name.removesuffix(".json.gz")
+    assert judgment.source == "json" and judgment.text.strip()
