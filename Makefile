@@ -1,0 +1,17 @@
+# The two commands of the README. Both work on a fresh machine (Debian/Ubuntu as root installs the
+# system packages itself; elsewhere scripts/setup.sh names what to install).
+.PHONY: demo test lint
+
+demo:
+	bash scripts/setup.sh embed
+	.venv/bin/ratio opensearch start
+	.venv/bin/ratio indices create
+	.venv/bin/ratio status
+
+test:
+	bash scripts/setup.sh embed,dev
+	.venv/bin/ruff check .
+	.venv/bin/pytest
+
+lint:
+	.venv/bin/ruff check .
