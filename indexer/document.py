@@ -30,7 +30,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-__all__ = ["Judgment", "LoadError", "Provision", "Sentence", "judgment_id_for", "strip_suffixes"]
+__all__ = [
+    "Chunk",
+    "Judgment",
+    "LoadError",
+    "Provision",
+    "Sentence",
+    "Summary",
+    "judgment_id_for",
+    "strip_suffixes",
+]
 
 _KNOWN_SUFFIXES = (".gz", ".txt", ".json", ".jsonl", ".ndjson", ".pdf", ".html", ".htm", ".xhtml")
 _UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_.:-]+")
@@ -145,3 +154,64 @@ class LoadError:
 
     item: str
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A run of consecutive sentences of one judgment, indexed as one document of the ``chunks`` index.
+
+    Chunks follow rhetorical roles, so that a hit can be filtered and coloured by role and a case-level hit
+    can name its best chunks. ``text`` is the exact source span: ``judgment.text[char_start:char_end] ==
+    text``, so a hit can be shown in place. ``sentence_start``/``sentence_end`` are sentence indices (end
+    exclusive). ``sentence_offsets`` is a flat ``(start, end, start, end, ...)`` tuple of each sentence's
+    offsets *in the judgment text* (the same frame as ``char_start`` and :class:`Sentence`), which is what
+    the integer ``sentence_offsets`` field of the mapping stores. ``role`` is the role with the most
+    characters in the chunk; ``sentence_roles`` keeps every sentence's own role, so folding a one-sentence
+    role into a neighbour loses nothing. ``content_hash`` (sha256 of role and text) lets a re-indexing run
+    skip chunks that did not change.
+    """
+
+    chunk_id: str
+    judgment_id: str
+    role: str
+    ordinal: int
+    sentence_start: int
+    sentence_end: int
+    char_start: int
+    char_end: int
+    sentence_offsets: tuple[int, ...]
+    text: str
+    sentence_roles: tuple[str, ...]
+    content_hash: str
+
+
+def _frozen_provenance(value: Mapping[str, Mapping[str, object]] | None) -> Mapping[str, Mapping[str, object]]:
+    return MappingProxyType({name: MappingProxyType(dict(entry)) for name, entry in (value or {}).items()})
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The structured summary of a judgment: the ``summary`` object of the ``judgments`` index.
+
+    Every field is taken from the judgment's own sentences (or trimmed from them), and ``provenance`` says
+    for each field how it was made (``"method": "extractive"``) and from which sentence indices, so a reader
+    can check it against the text and a later refinement step can say what it changed.
+    ``cited_principles`` holds what each cited judgment stands for, not its name.
+    """
+
+    facts: str = ""
+    legal_issues: tuple[str, ...] = ()
+    reasoning: str = ""
+    legal_principles: str = ""
+    topics: tuple[str, ...] = ()
+    cited_principles: tuple[str, ...] = ()
+    provenance: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "provenance", _frozen_provenance(self.provenance))
+
+    @property
+    def is_empty(self) -> bool:
+        """True when no field holds anything (a judgment with no sentences)."""
+        fields = (self.facts, self.legal_issues, self.reasoning, self.legal_principles, self.topics)
+        return not any(fields) and not self.cited_principles
