@@ -269,5 +269,8 @@ def status(ctx: Context, as_json: bool) -> None:
     _emit(data, as_json, table)
 
 
+from ratio import cli_index  # noqa: E402,F401 - registers 'index' and 'train' on the group
+
+
 def main() -> None:
     cli(prog_name="ratio")

@@ -1,0 +1,103 @@
+"""Pure functions from processed judgments and provisions to OpenSearch documents.
+
+Document ids are the judgment id, ``<judgment id>:<ordinal>`` for chunks and the provision id, so a
+re-run overwrites rather than duplicates. The chunk documents copy the judgment's filter fields so a
+court, date or judge filter can run inside the k-NN search of the chunks index.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import numpy as np
+
+from indexer.document import Judgment, Provision
+from indexer.pipeline import ProcessedJudgment, role_counts
+from indexer.summary import summary_document
+
+
+def _vector(value: np.ndarray | None) -> list[float] | None:
+    return None if value is None else [round(float(x), 6) for x in value]
+
+
+def _filters(judgment: Judgment) -> dict[str, Any]:
+    date = judgment.decision_date
+    return {
+        "court": judgment.court,
+        "judges": list(judgment.judges),
+        "decision_date": date.isoformat() if date else None,
+        "year": date.year if date else None,
+        "cited_judgments": list(judgment.cited_judgments),
+        "cited_provisions": list(judgment.cited_provisions),
+        "language": judgment.language,
+    }
+
+
+def judgment_document(processed: ProcessedJudgment, now: dt.datetime | None = None) -> dict[str, Any]:
+    """The ``judgments`` document of a processed judgment."""
+    j = processed.judgment
+    summary = summary_document(processed.summary)
+    doc: dict[str, Any] = {
+        "judgment_id": j.judgment_id,
+        "source": j.source,
+        "source_path": j.source_path,
+        "content_hash": processed.content_hash,
+        "title": j.title,
+        "parties": list(j.parties),
+        "case_number": j.case_number,
+        "citations": list(j.citations),
+        "status": j.status,
+        "summary": summary,
+        "role_counts": role_counts(processed.roles),
+        "n_sentences": len(processed.sentences),
+        "n_chunks": len(processed.chunks),
+        "text": j.text,
+        "indexed_at": (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds"),
+        **_filters(j),
+    }
+    if processed.vector is not None:
+        doc["vector"] = _vector(processed.vector)
+    return doc
+
+
+def chunk_documents(processed: ProcessedJudgment) -> list[dict[str, Any]]:
+    """The ``chunks`` documents of a processed judgment, in ordinal order."""
+    j = processed.judgment
+    shared = {"judgment_id": j.judgment_id, "title": j.title, **_filters(j)}
+    docs = []
+    for chunk, vector in zip(processed.chunks, processed.chunk_vectors, strict=True):
+        docs.append({
+            **shared,
+            "chunk_id": chunk.chunk_id,
+            "role": chunk.role,
+            "ordinal": chunk.ordinal,
+            "sentence_start": chunk.sentence_start,
+            "sentence_end": chunk.sentence_end,
+            "char_start": chunk.char_start,
+            "char_end": chunk.char_end,
+            "sentence_offsets": list(chunk.sentence_offsets),
+            "sentence_roles": list(chunk.sentence_roles),
+            "content_hash": chunk.content_hash,
+            "text": chunk.text,
+            "vector": _vector(vector),
+        })
+    return docs
+
+
+def provision_document(provision: Provision, vector: np.ndarray, content_hash: str,
+                       now: dt.datetime | None = None) -> dict[str, Any]:
+    """The ``provisions`` document of a statute provision."""
+    return {
+        "provision_id": provision.provision_id,
+        "source": provision.source,
+        "content_hash": content_hash,
+        "act": provision.act,
+        "section": provision.section,
+        "citation": provision.citation,
+        "title": provision.title,
+        "text": provision.text,
+        "language": "en",
+        "indexed_at": (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds"),
+        "vector": _vector(vector),
+    }

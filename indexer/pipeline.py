@@ -1,0 +1,143 @@
+"""From a loaded judgment to everything the indices store: sentences, roles, chunks, summary, vectors.
+
+One encoder pass per judgment: the sentence vectors the role labeller needs are reused for the chunk
+vectors (the normalised mean of a chunk's sentence vectors) and the judgment vector (the normalised mean
+of its chunk vectors). A 15-sentence chunk is longer than the 256 word pieces MiniLM reads, so embedding
+the chunk text itself would both cost a second pass and silently truncate it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from indexer.chunker import chunk as make_chunks
+from indexer.document import Chunk, Judgment, Sentence, Summary
+from indexer.roles.labeller import RoleLabeller
+from indexer.sentences import split
+from indexer.summary import summarise
+
+PIPELINE_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class ChunkOptions:
+    """How sentences are grouped into chunks (see :func:`indexer.chunker.chunk`)."""
+
+    window: int = 15
+    overlap: int = 3
+    min_sentences: int = 2
+    min_chars: int = 200
+
+
+@dataclass
+class StageTimes:
+    """Seconds spent per stage, summed over a run."""
+
+    parse: float = 0.0
+    embed: float = 0.0
+    roles: float = 0.0
+    chunk: float = 0.0
+    bulk: float = 0.0
+
+    def add(self, other: StageTimes) -> None:
+        for name in ("parse", "embed", "roles", "chunk", "bulk"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def as_dict(self) -> dict[str, float]:
+        return {name: round(getattr(self, name), 2) for name in ("parse", "embed", "roles", "chunk", "bulk")}
+
+
+@dataclass(frozen=True)
+class ProcessedJudgment:
+    """A judgment with every derived part, ready to become OpenSearch documents."""
+
+    judgment: Judgment
+    sentences: tuple[Sentence, ...]
+    roles: tuple[str, ...]
+    chunks: tuple[Chunk, ...]
+    chunk_vectors: np.ndarray
+    vector: np.ndarray | None
+    summary: Summary
+    content_hash: str
+    times: StageTimes = field(default_factory=StageTimes)
+
+
+def content_hash(judgment: Judgment, fingerprint: str) -> str:
+    """Identifies the judgment's text and metadata under one pipeline configuration.
+
+    ``fingerprint`` names the models and options; changing either re-processes the judgment.
+    """
+    digest = hashlib.sha256()
+    for part in (PIPELINE_VERSION, fingerprint, judgment.text, judgment.title or "", judgment.court or "",
+                 str(judgment.decision_date or ""), "|".join(judgment.judges)):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def _unit_mean(vectors: np.ndarray) -> np.ndarray:
+    mean = vectors.mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return (mean / norm if norm > 0 else mean).astype(np.float32)
+
+
+class Pipeline:
+    """Turns judgments into :class:`ProcessedJudgment` objects with a given labeller and chunking."""
+
+    def __init__(self, labeller: RoleLabeller, options: ChunkOptions | None = None) -> None:
+        self.labeller = labeller
+        self.options = options or ChunkOptions()
+
+    @property
+    def fingerprint(self) -> str:
+        artifact = self.labeller.artifact
+        head = hashlib.sha256(repr((artifact.labels, artifact.head, sorted(artifact.training.items()))).encode())
+        o = self.options
+        return f"{artifact.encoder_id}|{head.hexdigest()[:16]}|{o.window}/{o.overlap}/{o.min_sentences}/{o.min_chars}"
+
+    def hash_of(self, judgment: Judgment) -> str:
+        return content_hash(judgment, self.fingerprint)
+
+    def process(self, judgment: Judgment) -> ProcessedJudgment:
+        times = StageTimes()
+        started = time.perf_counter()
+        sentences = tuple(split(judgment.text))
+        times.parse = time.perf_counter() - started
+        texts = [s.text for s in sentences]
+
+        started = time.perf_counter()
+        vectors = self.labeller.embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+        times.embed = time.perf_counter() - started
+
+        started = time.perf_counter()
+        if texts:
+            probabilities = self.labeller.probabilities_from_vectors(vectors, texts)
+            roles = tuple(self.labeller.labels[int(i)] for i in probabilities.argmax(axis=1))
+        else:
+            roles = ()
+        times.roles = time.perf_counter() - started
+
+        started = time.perf_counter()
+        o = self.options
+        chunks = tuple(make_chunks(judgment.judgment_id, judgment.text, sentences, roles, window=o.window,
+                                   overlap=o.overlap, min_sentences=o.min_sentences, min_chars=o.min_chars))
+        summary = summarise(judgment, sentences, roles)
+        if chunks:
+            chunk_vectors = np.stack([_unit_mean(vectors[c.sentence_start:c.sentence_end]) for c in chunks])
+            judgment_vector: np.ndarray | None = _unit_mean(chunk_vectors)
+        else:
+            chunk_vectors, judgment_vector = np.zeros((0, 0), dtype=np.float32), None
+        times.chunk = time.perf_counter() - started
+        return ProcessedJudgment(judgment, sentences, roles, chunks, chunk_vectors, judgment_vector, summary,
+                                 self.hash_of(judgment), times)
+
+
+def role_counts(roles: Sequence[str]) -> dict[str, int]:
+    """How many sentences carry each role (stored on the judgment for facets and display)."""
+    return dict(Counter(roles))

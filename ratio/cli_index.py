@@ -1,0 +1,136 @@
+"""``ratio index PATH...`` (the write path) and ``ratio train roles``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+import mappings
+from backends.encoders import DEFAULT_ENCODER, ModelError, encoder_dimension, load_encoder
+from backends.opensearch import create_indices, install_pipelines
+from ratio import settings
+from ratio.cli import Context, cli
+
+err = Console(stderr=True)
+
+
+def _labeller(encoder_name: str, head: str | None):
+    from indexer.roles.labeller import RoleLabeller
+
+    try:
+        encoder = load_encoder(encoder_name)
+    except ModelError as exc:
+        raise click.ClickException(str(exc)) from exc
+    return RoleLabeller.load(encoder, path=Path(head) if head else None,
+                             cache_dir=settings.cache_dir() / "embeddings")
+
+
+@cli.command("index")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--source", help="Source label stored on every judgment (default: from the file format).")
+@click.option("--id-prefix", help="Prefix for judgment ids, to keep two corpora apart ('aila' gives aila:C1).")
+@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True,
+              help="Bi-encoder for sentence, chunk and provision vectors.")
+@click.option("--role-head", type=click.Path(exists=True, file_okay=False), help="A trained role head folder.")
+@click.option("--window", default=15, show_default=True, help="Most sentences in one chunk.")
+@click.option("--overlap", default=3, show_default=True, help="Sentences shared by consecutive windows.")
+@click.option("--batch-size", default=16, show_default=True, help="Judgments per batch.")
+@click.option("--max-file-mb", default=50, show_default=True, help="Files larger than this are refused.")
+@click.option("--strict", is_flag=True, help="Exit with status 1 when any item failed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_obj
+def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: str | None, encoder: str,
+          role_head: str | None, window: int, overlap: int, batch_size: int, max_file_mb: int, strict: bool,
+          as_json: bool) -> None:
+    """Index judgments and statutes from files, directories or globs (.txt, .txt.gz, .json, .jsonl, .pdf, .html).
+
+    Re-running on unchanged input changes nothing and embeds nothing. Files that cannot be read are
+    reported with the reason; the rest of the batch is indexed.
+    """
+    from indexer.loaders import LoadOptions, iter_files, load
+    from indexer.pipeline import ChunkOptions, Pipeline
+    from indexer.writer import IndexWriter
+
+    try:
+        chunk_options = ChunkOptions(window=window, overlap=overlap)
+        load_options = LoadOptions(max_bytes=max_file_mb * 1024 * 1024, id_prefix=id_prefix, source=source)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    client = ctx.client()
+    dimension = encoder_dimension(encoder)
+    labeller = _labeller(encoder, role_head)
+    if dimension is None:
+        dimension = int(labeller.embed(["dimension probe"]).shape[1])
+    layout = ctx.layout
+    create_indices(client, layout, mappings.IndexOptions(dimension=dimension, encoder=encoder,
+                                                          engine=settings.Environment.read().knn_engine))
+    install_pipelines(client)
+    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    total = sum(1 for _ in iter_files(paths))
+    progress = Progress(TextColumn("[bold]indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TextColumn("{task.fields[rate]}"), console=err, disable=as_json or not err.is_terminal)
+    started = time.monotonic()
+    with progress:
+        task = progress.add_task("index", total=total or None, rate="")
+
+        def advance(what: str, count: int) -> None:
+            progress.advance(task, count)
+            done = progress.tasks[0].completed
+            progress.update(task, rate=f"{done / max(time.monotonic() - started, 1e-6):.1f} docs/s")
+
+        writer = IndexWriter(client, aliases, Pipeline(labeller, chunk_options), batch_size=batch_size,
+                             progress=advance)
+        report = writer.run(load(paths, load_options))
+    data = report.as_dict()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        table = Table("", "", title="index report")
+        for key in ("judgments_indexed", "judgments_unchanged", "chunks_indexed", "chunks_deleted",
+                    "provisions_indexed", "provisions_unchanged", "sentences"):
+            table.add_row(key.replace("_", " "), str(data[key]))
+        table.add_row("failed", str(len(report.failed)))
+        seconds = max(report.seconds, 1e-9)
+        table.add_row("seconds", f"{report.seconds:.1f}")
+        table.add_row("judgments/s", f"{report.judgments_indexed / seconds:.2f}")
+        table.add_row("chunks/s", f"{report.chunks_indexed / seconds:.1f}")
+        table.add_row("time split", ", ".join(f"{k} {v:.1f}s" for k, v in data["times"].items()))
+        Console().print(table)
+        for item, warning in report.warnings:
+            click.echo(f"warning {item}: {warning}", err=True)
+        for item, reason in report.failed:
+            click.echo(f"FAILED {item}: {reason}", err=True)
+    if strict and report.failed:
+        sys.exit(1)
+
+
+@cli.group()
+def train() -> None:
+    """Train Ratio's own models."""
+
+
+@train.command("roles")
+@click.option("--output", type=click.Path(file_okay=False), required=True, help="Folder for the trained head.")
+@click.option("--opennyai-train", type=click.Path(exists=True, dir_okay=False), required=True,
+              help="OpenNyAI train.json(.gz) (never dev.json, which is the evaluation split).")
+@click.option("--law-ai", type=click.Path(exists=True, file_okay=False), help="Law-AI corpus folder.")
+@click.option("--seed", default=13, show_default=True)
+@click.option("--epochs", type=int, help="Training epochs (default: the trainer's).")
+def train_roles(output: str, opennyai_train: str, law_ai: str | None, seed: int, epochs: int | None) -> None:
+    """Rebuild the rhetorical-role head reproducibly (same data and seed, same head)."""
+    from indexer.roles import train as trainer
+
+    argv = ["--output", output, "--opennyai-train", opennyai_train, "--seed", str(seed),
+            "--cache-dir", str(settings.cache_dir() / "roles")]
+    if law_ai:
+        argv += ["--law-ai", law_ai]
+    if epochs:
+        argv += ["--epochs", str(epochs)]
+    trainer.main(argv)
