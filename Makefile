@@ -6,6 +6,8 @@ demo:
 	bash scripts/setup.sh embed
 	.venv/bin/ratio opensearch start
 	.venv/bin/ratio indices create
+	.venv/bin/ratio index samples/aila-2019
+	.venv/bin/ratio search "public servant entrusted with property dishonestly misappropriated it"
 	.venv/bin/ratio status
 
 test:
