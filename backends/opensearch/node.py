@@ -121,7 +121,13 @@ class LocalNode:
             state = json.loads(self.state_path.read_text())
         except (OSError, ValueError):
             return None
-        return state if _alive(int(state.get("pid", 0))) else None
+        pid = int(state.get("pid", 0))
+        if not _alive(pid):
+            return None
+        with contextlib.suppress(OSError):  # a recycled pid of another program is not our node
+            if b"opensearch" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return None
+        return state
 
     @property
     def url(self) -> str | None:
