@@ -9,6 +9,7 @@ indexed as a judgment. A string with ``*``, ``?`` or ``[`` that is not an existi
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import gzip
 import zlib
@@ -76,15 +77,30 @@ def loader_for(path: Path, sniff: bool = True) -> Loader | None:
     return _sniff(path)
 
 
+# Files inside a dataset folder that describe the data rather than hold judgments: READMEs, licences,
+# query lists and relevance judgments. Skipped when a folder is walked; a file named explicitly is loaded.
+DATASET_METADATA: tuple[str, ...] = (
+    "README*", "LICENSE*", "NOTICE*", "*.md", "Query_doc*", "relevance_judgments*", "*qrel*", "categories.txt",
+)
+
+
+def _is_dataset_metadata(path: Path) -> bool:
+    return any(fnmatch.fnmatch(path.name, pattern) for pattern in DATASET_METADATA)
+
+
 def iter_files(paths: Iterable[str | Path]) -> Iterator[tuple[Path, bool] | LoadError]:
-    """Expand files, directories and globs to ``(file, named_explicitly)``, or a LoadError per bad path."""
+    """Expand files, directories and globs to ``(file, named_explicitly)``, or a LoadError per bad path.
+
+    A folder walk skips hidden files, files no loader reads, and dataset metadata (:data:`DATASET_METADATA`).
+    """
     for entry in paths:
         path = Path(entry)
         if path.is_file():
             yield path, True
         elif path.is_dir():
             for child in sorted(path.rglob("*")):
-                if child.is_file() and not child.name.startswith(".") and loader_for(child, sniff=False):
+                if (child.is_file() and not child.name.startswith(".") and not _is_dataset_metadata(child)
+                        and loader_for(child, sniff=False)):
                     yield child, False
         elif _GLOB_CHARS & set(str(entry)):
             matches = sorted(glob.glob(str(entry), recursive=True))

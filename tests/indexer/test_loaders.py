@@ -253,3 +253,15 @@ def test_single_record_json_without_id_takes_the_file_stem(data_dir: Path) -> No
     assert isinstance(judgment, Judgment)
     assert judgment.judgment_id == path.name.removesuffix(".json.gz")
     assert judgment.source == "json" and judgment.text.strip()
+
+
+def test_folder_walk_skips_dataset_metadata_but_not_named_files(tmp_path: Path) -> None:
+    from indexer.loaders import iter_files
+
+    for name in ("README.md", "README.original.txt", "Query_doc.txt", "relevance_judgments_priorcases.txt",
+                 "irled-qrel.txt", "C1.txt"):
+        (tmp_path / name).write_text("Some text of a judgment.\n")
+    walked = [found[0].name for found in iter_files([tmp_path])]
+    assert walked == ["C1.txt"]
+    named = [found[0].name for found in iter_files([tmp_path / "Query_doc.txt"])]
+    assert named == ["Query_doc.txt"]
