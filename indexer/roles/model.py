@@ -137,6 +137,20 @@ class HeadArtifact:
             training=config.get("training", {}),
         )
 
+    @classmethod
+    def merge(cls, artifacts: list[HeadArtifact]) -> HeadArtifact:
+        """Join heads trained in separate runs (same labels, features and sizes) into one ensemble."""
+        first = artifacts[0]
+        for other in artifacts[1:]:
+            same = (other.labels, other.scheme, other.encoder_id, other.head, other.features)
+            if same != (first.labels, first.scheme, first.encoder_id, first.head, first.features):
+                raise ValueError("only heads with the same labels, encoder, sizes and features can be merged")
+        training = dict(first.training)
+        training["members"] = [record for artifact in artifacts for record in artifact.training.get("members", [])]
+        training["merged_from"] = len(artifacts)
+        members = tuple(member for artifact in artifacts for member in artifact.members)
+        return cls(first.labels, first.scheme, first.encoder_id, first.head, first.features, members, training)
+
     @torch.no_grad()
     def probabilities(self, inputs: torch.Tensor) -> torch.Tensor:
         """Average the members' softmax over one judgment's (time, embedding+features) inputs."""

@@ -48,6 +48,7 @@ class TrainSettings:
     epochs: int = 40
     patience: int = 8
     members: int = 1
+    first_member: int = 0
     val_fraction: float = 0.1
     batch_size: int = 8
     learning_rate: float = 2e-3
@@ -213,7 +214,11 @@ def train_examples(
     settings: TrainSettings,
     log: Callable[[str], None] = print,
 ) -> tuple[list[RoleHead], HeadConfig, list[dict]]:
-    """Train ``settings.members`` heads; member i holds out slice i of the shuffled primary judgments."""
+    """Train ``settings.members`` heads; member i holds out slice i of the shuffled primary judgments.
+
+    ``settings.first_member`` starts the numbering elsewhere, so members can be trained in separate runs
+    (same seeds, same held-out slices) and joined with ``merge_heads``.
+    """
     config = HeadConfig(
         embedding_dim=primary[0].inputs.shape[1] - feature_dim,
         feature_dim=feature_dim,
@@ -227,7 +232,7 @@ def train_examples(
     random.Random(settings.seed).shuffle(shuffled)
     held = max(1, round(len(shuffled) * settings.val_fraction)) if settings.val_fraction > 0 else 0
     members, records = [], []
-    for member in range(settings.members):
+    for member in range(settings.first_member, settings.first_member + settings.members):
         start = (member * held) % max(len(shuffled), 1)
         val_set = shuffled[start : start + held]
         val_ids = {example.doc_id for example in val_set}
@@ -303,6 +308,13 @@ def train(
     return artifact
 
 
+def merge_heads(paths: Sequence[Path], output: Path) -> HeadArtifact:
+    """Join heads trained in separate runs (``--first-member``) into one ensemble saved at ``output``."""
+    merged = HeadArtifact.merge([HeadArtifact.load(Path(path)) for path in paths])
+    merged.save(Path(output))
+    return merged
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: ``python -m indexer.roles.train --opennyai-train ... --output ...``."""
     defaults = TrainSettings()
@@ -318,10 +330,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="sentence-vector cache (default ~/.cache/ratio/roles)",
     )
     parser.add_argument("--max-documents", type=int, help="use only the first N judgments of each corpus")
+    parser.add_argument(
+        "--merge", type=Path, nargs="+", metavar="HEAD", help="join these trained heads into --output; no training"
+    )
     for name, value in asdict(defaults).items():
         parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
     args = parser.parse_args(argv)
     settings = TrainSettings(**{name: getattr(args, name) for name in asdict(defaults)})
+    if args.merge:
+        merged = merge_heads(args.merge, args.output)
+        print(json.dumps({"output": str(args.output), "members": len(merged.members)}))
+        return 0
     if args.opennyai_train is None and args.law_ai is None:
         parser.error("pass --opennyai-train and/or --law-ai")
     train(
