@@ -7,7 +7,6 @@ corrupted or swapped file is never used silently. Nothing is loaded at import ti
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 from functools import cache
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+
+from backends.files import sha256_of
 
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -42,14 +43,6 @@ def encoder_dimension(name: str) -> int | None:
     return int(entry["dimension"]) if entry else None
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 @cache
 def packaged_model_path(name: str) -> Path | None:
     """The verified local folder of a packaged copy of ``name``, or None if no package provides it."""
@@ -62,7 +55,7 @@ def packaged_model_path(name: str) -> Path | None:
         return None
     folder = Path(getattr(module, entry["function"])())
     weights = folder / entry["file"]
-    if not weights.is_file() or _sha256(weights) != entry["sha256"]:
+    if not weights.is_file() or sha256_of(weights) != entry["sha256"]:
         raise ModelError(f"packaged copy of {name} at {folder} failed its sha256 check")
     return folder
 

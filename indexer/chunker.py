@@ -218,8 +218,8 @@ def chunk(
 def chunk_document(chunk: Chunk) -> dict[str, object]:
     """The chunk's own fields of the ``chunks`` index (``mappings/chunks.json``), ready for a bulk action.
 
-    ``sentence_roles`` is left out: the mapping is strict and has no field for it. The judgment-level
-    filter fields (court, date, judges, citations) are the bulk writer's to add.
+    The judgment-level filter fields (court, date, judges, citations) and the vector are added by
+    :func:`indexer.documents.chunk_documents`.
     """
     return {
         "chunk_id": chunk.chunk_id,
@@ -231,6 +231,7 @@ def chunk_document(chunk: Chunk) -> dict[str, object]:
         "char_start": chunk.char_start,
         "char_end": chunk.char_end,
         "sentence_offsets": list(chunk.sentence_offsets),
+        "sentence_roles": list(chunk.sentence_roles),
         "content_hash": chunk.content_hash,
         "text": chunk.text,
     }

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from indexer.chunker import chunk_document
 from indexer.document import Judgment, Provision
 from indexer.pipeline import ProcessedJudgment, role_counts
 from indexer.summary import summary_document
@@ -67,21 +68,7 @@ def chunk_documents(processed: ProcessedJudgment) -> list[dict[str, Any]]:
     shared = {"judgment_id": j.judgment_id, "title": j.title, **_filters(j)}
     docs = []
     for chunk, vector in zip(processed.chunks, processed.chunk_vectors, strict=True):
-        docs.append({
-            **shared,
-            "chunk_id": chunk.chunk_id,
-            "role": chunk.role,
-            "ordinal": chunk.ordinal,
-            "sentence_start": chunk.sentence_start,
-            "sentence_end": chunk.sentence_end,
-            "char_start": chunk.char_start,
-            "char_end": chunk.char_end,
-            "sentence_offsets": list(chunk.sentence_offsets),
-            "sentence_roles": list(chunk.sentence_roles),
-            "content_hash": chunk.content_hash,
-            "text": chunk.text,
-            "vector": _vector(vector),
-        })
+        docs.append({**shared, **chunk_document(chunk), "vector": _vector(vector)})
     return docs
 
 

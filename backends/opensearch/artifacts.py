@@ -11,7 +11,6 @@ exponential backoff.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 import tempfile
@@ -21,6 +20,8 @@ from pathlib import Path
 
 import requests
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+from backends.files import sha256_of
 
 
 class ArtifactError(RuntimeError):
@@ -47,14 +48,6 @@ class Artifact:
     def relative_url(self) -> str:
         group, artifact, version, _ = self.parts
         return f"{group.replace('.', '/')}/{artifact}/{version}/{self.filename}"
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def maven_mirror_from_settings(settings: Path) -> str | None:
