@@ -13,11 +13,9 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
+from search.errors import QueryError
+
 MAX_TEXT = 10_000
-
-
-class QueryError(ValueError):
-    """The request cannot be run; the message says what to change."""
 
 
 @dataclass(frozen=True)

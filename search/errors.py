@@ -1,0 +1,72 @@
+"""The exception family for requests that cannot be run.
+
+Every member is a ``ValueError`` (bad input, not a bug) whose message says what to change, in words a
+lawyer can act on, and names the character position where the problem starts. The CLI turns any
+:class:`QueryError` into a ``click.ClickException`` and the API into a 400 with ``str(error)``: that is why
+messages are whole sentences and never carry a traceback or raw DSL.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BadRangeError",
+    "BadValueError",
+    "EmptyQueryError",
+    "FilterPlacementError",
+    "QueryError",
+    "QuerySyntaxError",
+    "QueryTooLongError",
+    "UnbalancedParenthesisError",
+    "UnbalancedQuoteError",
+    "UnknownFieldError",
+]
+
+
+class QueryError(ValueError):
+    """The request cannot be run; the message says what to change.
+
+    ``position`` is the 0-based index into the query text where the problem starts, or None when the
+    problem is not tied to one place (an option, the query as a whole). Messages count from 1, as people do.
+    """
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        if position is not None:
+            message = f"{message} (at character {position + 1})"
+        super().__init__(message)
+        self.position = position
+
+
+class EmptyQueryError(QueryError):
+    """Nothing to search for: no words, no phrases and no filters."""
+
+
+class QueryTooLongError(QueryError):
+    """The query is over a limit: characters, terms or nesting depth."""
+
+
+class QuerySyntaxError(QueryError):
+    """The query's structure is broken (operators, quotes, parentheses, filter placement)."""
+
+
+class UnbalancedQuoteError(QuerySyntaxError):
+    """A double quote opens a phrase that never closes."""
+
+
+class UnbalancedParenthesisError(QuerySyntaxError):
+    """A parenthesis has no partner."""
+
+
+class FilterPlacementError(QuerySyntaxError):
+    """A fielded filter sits where it cannot apply (inside OR, NOT or parentheses)."""
+
+
+class UnknownFieldError(QueryError):
+    """``name:value`` where ``name`` is not a field Ratio filters on."""
+
+
+class BadRangeError(QueryError):
+    """A year or date range that cannot be read, or whose ends are the wrong way round."""
+
+
+class BadValueError(QueryError):
+    """A filter or option value that is not allowed (an unknown role, a size out of bounds, ...)."""
