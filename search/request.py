@@ -1,0 +1,200 @@
+"""The search request: one frozen value holding everything a search needs, validated when it is made.
+
+Build it with :meth:`SearchRequest.from_query`, which parses the typed query, validates every option and
+merges the query's fielded filters with explicit options (the CLI's ``--court``, the API's JSON), so the
+builders downstream never see an invalid request ("validate, then build").
+
+Role handling. ``roles`` are the roles the user named (``role:`` or ``roles=``); ``preferred_roles`` are
+what the builders use: the named roles, else the intent's. The mode decides what they do: ``off`` ignores
+them, ``boost`` (default) ranks their chunks higher and excludes nothing, ``filter`` restricts both the
+BM25 and the k-NN parts to them. Naming ``role:`` in the query text asks for a restriction, so it switches
+the default mode to ``filter``; an explicit ``role_mode`` always wins. ``filter`` without named roles is an
+error rather than a silent restriction to whatever the intent guessed.
+
+Paging. ``candidates`` chunks are fetched per sub-query (k for k-NN, ``pagination_depth`` for hybrid) and
+rolled up to judgments; ``page`` and ``size`` count judgments inside that window, which stays fixed while
+paging so pages do not shift. Past the window, pass ``search_after`` (the last hit's sort values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+
+from search.errors import BadValueError
+from search.fusion import DEFAULT_RANK_CONSTANT, DEFAULT_WEIGHTS, FusionMethod
+from search.intent import Intent, classify_intent
+from search.syntax import (
+    DateRange,
+    Filters,
+    Node,
+    YearRange,
+    normalise_citation,
+    normalise_roles,
+    normalise_statute,
+    parse_date,
+    parse_query,
+    parse_year_range,
+    positive_text,
+)
+
+__all__ = ["MAX_CANDIDATES", "MAX_SIZE", "RoleMode", "SearchRequest"]
+
+MAX_SIZE = 100
+MAX_CANDIDATES = 10_000  # k-NN's k and OpenSearch's result window
+MAX_RERANK = 1_000
+
+
+class RoleMode(StrEnum):
+    """What the preferred roles do to the search."""
+
+    OFF = "off"
+    BOOST = "boost"
+    FILTER = "filter"
+
+
+def _enum(kind: type[StrEnum], value: str | StrEnum, option: str) -> StrEnum:
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = ", ".join(member.value for member in kind)
+        raise BadValueError(f"{option} must be one of {allowed}, not {value!r}") from None
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """A validated search. ``query`` is the text part (None for a filter-only search such as
+    ``cites:"(2017) 10 SCC 1"``); ``text`` is what was typed."""
+
+    query: Node | None
+    text: str = ""
+    filters: Filters = field(default_factory=Filters)
+    roles: tuple[str, ...] = ()
+    role_mode: RoleMode = RoleMode.BOOST
+    intent: Intent | None = None
+    size: int = 10
+    page: int = 1
+    search_after: tuple[str | int | float, ...] | None = None
+    candidates: int = 100
+    fusion: FusionMethod = FusionMethod.MINMAX
+    weights: tuple[float, float] = DEFAULT_WEIGHTS
+    rank_constant: int = DEFAULT_RANK_CONSTANT
+    role_boost: float = 2.0
+    rerank: bool = False
+    rerank_top: int = 50
+    explain: bool = False
+    facets: bool = True
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.size <= MAX_SIZE:
+            raise BadValueError(f"size must be between 1 and {MAX_SIZE}, not {self.size}")
+        if self.page < 1:
+            raise BadValueError(f"page counts from 1, not {self.page}")
+        if not 1 <= self.candidates <= MAX_CANDIDATES:
+            raise BadValueError(f"candidates must be between 1 and {MAX_CANDIDATES}, not {self.candidates}")
+        if self.page * self.size > self.candidates:
+            raise BadValueError(f"page {self.page} of {self.size} needs {self.page * self.size} candidates but "
+                                f"only {self.candidates} are fetched: raise candidates or use search_after")
+        if self.search_after is not None and self.page != 1:
+            raise BadValueError("use either page or search_after, not both")
+        if len(self.weights) != 2 or any(w < 0 for w in self.weights) or abs(sum(self.weights) - 1) > 1e-6:
+            raise BadValueError(f"weights are (bm25, vector), non-negative and summing to 1, not {self.weights}")
+        if self.rank_constant < 1:
+            raise BadValueError(f"rank_constant must be at least 1, not {self.rank_constant}")
+        if self.role_boost <= 0:
+            raise BadValueError(f"role_boost must be positive, not {self.role_boost}")
+        if not 1 <= self.rerank_top <= MAX_RERANK:
+            raise BadValueError(f"rerank_top must be between 1 and {MAX_RERANK}, not {self.rerank_top}")
+        if self.role_mode is RoleMode.FILTER and not self.roles:
+            raise BadValueError("role mode 'filter' needs roles: add role:ratio (or roles=...), "
+                                "or use mode 'boost' to prefer the roles the query suggests")
+        if self.query is None and self.filters.empty:
+            raise BadValueError("nothing to search for: give a query or at least one filter")
+
+    @property
+    def preferred_roles(self) -> tuple[str, ...]:
+        """The roles the mode acts on: those named by the user, else the intent's."""
+        if self.roles:
+            return self.roles
+        return self.intent.roles if self.intent else ()
+
+    @property
+    def semantic_text(self) -> str:
+        """The text to embed for k-NN (words and phrases, excluded ones and filters left out); empty when
+        the search is filter-only, in which case there is no k-NN part."""
+        return positive_text(self.query)
+
+    @classmethod
+    def from_query(
+        cls,
+        text: str,
+        *,
+        courts: Sequence[str] = (),
+        judges: Sequence[str] = (),
+        years: str | YearRange | None = None,
+        date_from: str | date | None = None,
+        date_to: str | date | None = None,
+        roles: Sequence[str] = (),
+        cites: Sequence[str] = (),
+        statutes: Sequence[str] = (),
+        role_mode: str | RoleMode | None = None,
+        size: int = 10,
+        page: int = 1,
+        search_after: Sequence[str | int | float] | None = None,
+        candidates: int = 100,
+        fusion: str | FusionMethod = FusionMethod.MINMAX,
+        weights: Sequence[float] = DEFAULT_WEIGHTS,
+        rank_constant: int = DEFAULT_RANK_CONSTANT,
+        role_boost: float = 2.0,
+        rerank: bool = False,
+        rerank_top: int = 50,
+        explain: bool = False,
+        facets: bool = True,
+        classify: bool = True,
+    ) -> SearchRequest:
+        """Parse ``text``, normalise explicit options the same way as fielded filters, merge both, classify
+        the intent (``classify=False`` skips it) and validate. Raises a ``QueryError`` saying what to fix."""
+        parsed = parse_query(text) if text.strip() or not _any_filter(courts, judges, years, date_from, date_to,
+                                                                      cites, statutes) else None
+        option_roles: tuple[str, ...] = ()
+        for value in roles:
+            option_roles += normalise_roles(value)
+        dates = None
+        if date_from is not None or date_to is not None:
+            dates = DateRange(_date(date_from, end=False), _date(date_to, end=True))
+            dates = dates.intersect(DateRange())  # checks from <= to
+        explicit = Filters(
+            courts=tuple(" ".join(c.split()) for c in courts if c.strip()),
+            judges=tuple(" ".join(j.split()) for j in judges if j.strip()),
+            years=parse_year_range(years) if isinstance(years, str) else years,
+            dates=dates,
+            cites=tuple(normalise_citation(c) for c in cites),
+            statutes=tuple(s for value in statutes for s in normalise_statute(value)),
+        )
+        filters = parsed.filters.merged(explicit) if parsed else Filters().merged(explicit)
+        named = tuple(dict.fromkeys((parsed.roles if parsed else ()) + option_roles))
+        if role_mode is None:
+            mode = RoleMode.FILTER if parsed and parsed.roles else RoleMode.BOOST
+        else:
+            mode = _enum(RoleMode, role_mode, "role_mode")
+        query = parsed.query if parsed else None
+        intent = classify_intent(positive_text(query)) if classify and query is not None else None
+        return cls(
+            query=query, text=text, filters=filters, roles=named, role_mode=mode, intent=intent, size=size,
+            page=page, search_after=tuple(search_after) if search_after is not None else None,
+            candidates=candidates, fusion=_enum(FusionMethod, fusion, "fusion"),
+            weights=tuple(weights), rank_constant=rank_constant, role_boost=role_boost,  # type: ignore[arg-type]
+            rerank=rerank, rerank_top=rerank_top, explain=explain, facets=facets,
+        )
+
+
+def _any_filter(*values: object) -> bool:
+    return any(bool(v) for v in values)
+
+
+def _date(value: str | date | None, end: bool) -> date | None:
+    if value is None or isinstance(value, date):
+        return value
+    return parse_date(value, end=end)
