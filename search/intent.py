@@ -14,13 +14,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from indexer.citations import extract_citations
 from indexer.roles import load_role_set
 
-__all__ = ["Intent", "IntentRules", "classify_intent", "load_intent_rules"]
+__all__ = ["DEFAULT_RULES_PATH", "Intent", "IntentRules", "classify_intent", "load_intent_rules"]
+
+DEFAULT_RULES_PATH = Path(__file__).with_name("intents.json")
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def load_intent_rules(path: str | Path | None = None) -> IntentRules:
 
 @cache
 def _packaged() -> IntentRules:
-    return _compile(json.loads(resources.files("search").joinpath("intents.json").read_text(encoding="utf-8")))
+    return _compile(json.loads(DEFAULT_RULES_PATH.read_text(encoding="utf-8")))
 
 
 def _signals(text: str, long_text_words: int) -> set[str]:
