@@ -1,4 +1,4 @@
-"""``ratio search``: hybrid search over the indexed chunks, shown as judgments with their best passages."""
+"""``ratio search``: role-aware hybrid search, shown as judgments with their best passages."""
 
 from __future__ import annotations
 
@@ -11,45 +11,63 @@ from rich.table import Table
 
 import mappings
 from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
-from backends.opensearch.client import plugin_names
-from backends.opensearch.indices import NEURAL_PLUGIN
 from ratio.cli import Context, cli
-from search.basic import BasicRequest, QueryError, search
+from search.errors import QueryError
+from search.execute import Searcher, SearchResult
+from search.request import SearchRequest
+
+SYNTAX_HELP = """Query syntax: words (ranked), "quoted phrases" (exact, no stemming), AND / OR / NOT, -word,
+parentheses, and filters court:"Supreme Court of India" judge:Sikri year:2001..2010 role:ratio
+cites:"(2017) 10 SCC 1" statute:"s. 302 IPC"."""
 
 
-@cli.command("search")
-@click.argument("query")
-@click.option("--court", help="Only judgments of this court (exact name).")
-@click.option("--role", "roles", multiple=True, help="Only chunks with this role (repeatable).")
-@click.option("--size", default=10, show_default=True, help="Judgments to show.")
-@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@click.pass_obj
-def search_command(ctx: Context, query: str, court: str | None, roles: tuple[str, ...], size: int, encoder: str,
-                   as_json: bool) -> None:
-    """Search judgments: BM25 and vector similarity over role-typed chunks, fused by OpenSearch."""
-    try:
-        request = BasicRequest(text=query, court=court, roles=roles, size=size)
-    except QueryError as exc:
-        raise click.ClickException(str(exc)) from exc
-    client = ctx.client()
-    if NEURAL_PLUGIN not in plugin_names(client):
-        raise click.ClickException(f"this cluster has no {NEURAL_PLUGIN}; client-side fusion is not built yet")
-    try:
-        model = load_encoder(encoder)
-    except ModelError as exc:
-        raise click.ClickException(str(exc)) from exc
-    vector = model.encode([query], normalize_embeddings=True)[0].tolist()
-    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    hits = search(client, aliases, request, vector)
-    if as_json:
-        click.echo(json.dumps([asdict(hit) for hit in hits], indent=2))
-        return
-    table = Table("#", "score", "judgment", "best passage", title=f"results for: {query[:80]}", show_lines=True)
-    for rank, hit in enumerate(hits, 1):
-        best = hit.chunks[0]
+def _table(query: str, result: SearchResult) -> Table:
+    title = f"{result.judgments_found} judgments for: {query[:70]} ({result.fusion}, {result.took_ms:.0f} ms)"
+    table = Table("#", "score", "judgment", "best passage", title=title, show_lines=True)
+    for rank, hit in enumerate(result.hits, 1):
+        best = hit.passages[0]
         passage = " ".join(best.text.split())
         judgment = f"{hit.title or hit.judgment_id}\n{hit.court or ''} {hit.decision_date or ''}\n[{hit.judgment_id}]"
         table.add_row(str(rank), f"{hit.score:.3f}", judgment,
                       f"[{best.role}] {passage[:300]}{'...' if len(passage) > 300 else ''}")
-    Console().print(table if hits else "no judgment matched")
+    return table
+
+
+@cli.command("search", epilog=SYNTAX_HELP)
+@click.argument("query")
+@click.option("--court", "courts", multiple=True, help="Only judgments of this court (repeatable).")
+@click.option("--judge", "judges", multiple=True, help="Only judgments with this judge on the bench.")
+@click.option("--from", "date_from", help="Decided on or after (YYYY, YYYY-MM-DD or DD-MM-YYYY).")
+@click.option("--to", "date_to", help="Decided on or before.")
+@click.option("--role", "roles", multiple=True, help="Preferred (or, with --mode filter, required) role.")
+@click.option("--mode", type=click.Choice(["off", "boost", "filter"]), help="Role handling (default boost).")
+@click.option("--fusion", type=click.Choice(["minmax", "rrf"]), default="minmax", show_default=True)
+@click.option("--size", default=10, show_default=True, help="Judgments per page.")
+@click.option("--page", default=1, show_default=True)
+@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_obj
+def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tuple[str, ...], date_from: str | None,
+                   date_to: str | None, roles: tuple[str, ...], mode: str | None, fusion: str, size: int, page: int,
+                   encoder: str, as_json: bool) -> None:
+    """Search judgments: BM25 and vector similarity over role-typed chunks, fused, rolled up to judgments."""
+    try:
+        request = SearchRequest.from_query(query, courts=courts, judges=judges, date_from=date_from,
+                                           date_to=date_to, roles=roles, role_mode=mode, fusion=fusion,
+                                           size=size, page=page)
+    except QueryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    client = ctx.client()
+    try:
+        model = load_encoder(encoder)
+    except ModelError as exc:
+        raise click.ClickException(str(exc)) from exc
+    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    result = Searcher(client, aliases, model).search(request)
+    if as_json:
+        click.echo(json.dumps(asdict(result), indent=2, default=str))
+        return
+    Console().print(_table(query, result) if result.hits else "no judgment matched")
+    if result.removed_by_role is not None:
+        click.echo(f"the role filter removed {result.removed_by_role} otherwise-matching chunks "
+                   f"({', '.join(f'{k} {v}' for k, v in result.removed_roles.items()) or 'none'})")

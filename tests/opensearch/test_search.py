@@ -1,0 +1,93 @@
+"""Search end to end on the real node: the bundled sample judgments, real embeddings, both fusion paths."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from opensearchpy import OpenSearch
+
+import mappings
+from backends.encoders import load_encoder
+from backends.opensearch import IndexLayout, create_indices, install_pipelines
+from indexer.loaders import load
+from indexer.pipeline import Pipeline
+from indexer.roles.labeller import RoleLabeller
+from indexer.writer import IndexWriter
+from search.execute import Searcher
+from search.request import SearchRequest
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019"
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    return load_encoder()
+
+
+@pytest.fixture(scope="module")
+def aliases(client: OpenSearch, encoder, tmp_path_factory) -> dict[str, str]:
+    layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
+    create_indices(client, layout, mappings.IndexOptions(dimension=384))
+    install_pipelines(client)
+    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    labeller = RoleLabeller.load(encoder, cache_dir=tmp_path_factory.mktemp("embeddings"))
+    report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(SAMPLES)]))
+    assert report.failed == [] and report.judgments_indexed == 18
+    yield aliases
+    client.indices.delete(index=f"{layout.prefix}-*")
+
+
+QUERIES = [
+    "a public servant entrusted with property dishonestly misappropriated it",
+    "detention of a foreigner under the Foreigners (Internment) Order",
+    "dying declaration recorded by the magistrate murder conviction",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_server_and_client_fusion_rank_the_same(client: OpenSearch, aliases, encoder, query: str) -> None:
+    request = SearchRequest.from_query(query, role_mode="off", candidates=50)
+    server = Searcher(client, aliases, encoder, server_fusion=True)
+    local = Searcher(client, aliases, encoder, server_fusion=False)
+    server_chunks, how_server, _ = server.chunks(request)
+    client_chunks, how_client, _ = local.chunks(request)
+    assert how_server == "server:ratio-hybrid-minmax" and how_client == "client:minmax"
+    assert len(server_chunks) == len(client_chunks) > 10
+    for (sid, sscore, _), (cid, cscore, _) in zip(server_chunks[:20], client_chunks[:20], strict=True):
+        assert sscore == pytest.approx(cscore, abs=1e-4)
+        assert sid == cid or sscore == pytest.approx(cscore, abs=1e-4)  # equal scores may swap
+    rrf = SearchRequest.from_query(query, role_mode="off", candidates=50, fusion="rrf")
+    server_rrf = [c[0] for c in server.chunks(rrf)[0][:10]]
+    client_rrf = [c[0] for c in local.chunks(rrf)[0][:10]]
+    assert len(set(server_rrf) & set(client_rrf)) >= 8
+
+
+def test_case_level_hits_with_passages_and_facets(client: OpenSearch, aliases, encoder) -> None:
+    searcher = Searcher(client, aliases, encoder)
+    result = searcher.search(SearchRequest.from_query(QUERIES[1], size=5))
+    assert result.hits[0].judgment_id == "C1"
+    assert len({h.judgment_id for h in result.hits}) == len(result.hits) == 5
+    best = result.hits[0].passages[0]
+    text = (SAMPLES / "judgments" / "C1.txt").read_text(encoding="utf-8")
+    assert text[best.char_start:best.char_end] == best.text
+    assert {f["key"] for f in result.facets["court"]} == {"Supreme Court of India"}
+    assert sum(f["judgments"] for f in result.facets["year"]) >= 5
+    second = searcher.search(SearchRequest.from_query(QUERIES[1], size=5, page=2))
+    assert not {h.judgment_id for h in result.hits} & {h.judgment_id for h in second.hits}
+
+
+def test_filter_mode_reports_removed_chunks(client: OpenSearch, aliases, encoder) -> None:
+    searcher = Searcher(client, aliases, encoder)
+    result = searcher.search(SearchRequest.from_query(f"role:facts {QUERIES[0]}", size=5))
+    assert result.removed_by_role and result.removed_by_role > 0
+    assert "facts" not in result.removed_roles
+    assert all(p.role == "facts" for h in result.hits for p in h.passages)
+
+
+def test_fielded_filters_apply_inside_both_parts(client: OpenSearch, aliases, encoder) -> None:
+    searcher = Searcher(client, aliases, encoder)
+    result = searcher.search(SearchRequest.from_query(f"year:1950..1979 {QUERIES[2]}", size=10))
+    assert result.hits
+    assert all(h.decision_date and 1950 <= int(h.decision_date[:4]) <= 1979 for h in result.hits)
