@@ -7,6 +7,7 @@ from dataclasses import asdict
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import mappings
@@ -28,8 +29,8 @@ def _table(query: str, result: SearchResult) -> Table:
         best = hit.passages[0]
         passage = " ".join(best.text.split())
         judgment = f"{hit.title or hit.judgment_id}\n{hit.court or ''} {hit.decision_date or ''}\n[{hit.judgment_id}]"
-        table.add_row(str(rank), f"{hit.score:.3f}", judgment,
-                      f"[{best.role}] {passage[:300]}{'...' if len(passage) > 300 else ''}")
+        shown = f"{passage[:300]}{'...' if len(passage) > 300 else ''}"
+        table.add_row(str(rank), f"{hit.score:.3f}", escape(judgment), f"[bold]{best.role}[/bold] {escape(shown)}")
     return table
 
 
