@@ -17,11 +17,14 @@ import numpy as np
 from opensearchpy import OpenSearch
 
 from search.builders import bm25_body, hybrid_body, knn_body, role_filter_count_body
+from search.explain import Explanation, explain
 from search.fusion import FusionMethod, fuse
 from search.request import DEFAULT_WEIGHTS, RoleMode, SearchRequest
+from search.rerank import Reranker, rerank
 
 PIPELINES = {FusionMethod.MINMAX: "ratio-hybrid-minmax", FusionMethod.RRF: "ratio-hybrid-rrf"}
 NEURAL_PLUGIN = "opensearch-neural-search"
+_JUDGMENT_FIELDS = "title,court,decision_date,judges,cited_provisions,cited_judgments,summary.legal_issues"
 
 
 class Encoder(Protocol):
@@ -51,6 +54,7 @@ class JudgmentHit:
     decision_date: str | None
     judges: tuple[str, ...]
     passages: tuple[Passage, ...]
+    explanation: Explanation | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class SearchResult:
     removed_by_role: int | None = None
     removed_roles: dict[str, int] = field(default_factory=dict)
     took_ms: float = 0.0
+    rerank_ms: float | None = None
 
 
 def roll_up(chunks: list[tuple[str, float, dict[str, Any]]], passages: int = 3) -> list[tuple[str, list]]:
@@ -78,10 +83,11 @@ class Searcher:
     """Executes requests on the ``chunks`` alias and decorates hits from the ``judgments`` alias."""
 
     def __init__(self, client: OpenSearch, aliases: dict[str, str], encoder: Encoder,
-                 server_fusion: bool | None = None) -> None:
+                 server_fusion: bool | None = None, reranker: Reranker | None = None) -> None:
         self.client = client
         self.aliases = aliases
         self.encoder = encoder
+        self.reranker = reranker
         if server_fusion is None:
             plugins = {row["component"] for row in client.cat.plugins(format="json")}
             server_fusion = NEURAL_PLUGIN in plugins
@@ -116,21 +122,35 @@ class Searcher:
     def search(self, request: SearchRequest) -> SearchResult:
         started = time.perf_counter()
         chunks, fusion, aggregations = self.chunks(request)
+        rerank_ms = None
+        if request.rerank and request.query is not None:
+            if self.reranker is None:
+                raise ValueError("the request asks for reranking but this Searcher has no reranker")
+            chunks, rerank_ms = rerank(request.semantic_text or request.text, chunks, self.reranker,
+                                       request.rerank_top)
         groups = roll_up(chunks)
         start = (request.page - 1) * request.size
         page = groups[start:start + request.size]
         meta: dict[str, dict[str, Any]] = {}
         if page:
             docs = self.client.mget(index=self.aliases["judgments"], body={"ids": [jid for jid, _ in page]},
-                                    params={"_source_includes": "title,court,decision_date,judges"})["docs"]
+                                    params={"_source_includes": _JUDGMENT_FIELDS})["docs"]
             meta = {d["_id"]: d.get("_source", {}) for d in docs if d.get("found")}
         hits = []
         for judgment_id, group in page:
             info = meta.get(judgment_id, {})
             passages = tuple(Passage(cid, src["role"], score, src["text"], src["char_start"], src["char_end"])
                              for cid, score, src in group)
+            explanation = None
+            if request.explain:
+                explanation = explain(request.semantic_text or request.text, passages[0].role, passages[0].text,
+                                      statutes=request.filters.statutes, cites=request.filters.cites,
+                                      cited_provisions=info.get("cited_provisions") or (),
+                                      cited_judgments=info.get("cited_judgments") or (),
+                                      legal_issues=(info.get("summary") or {}).get("legal_issues") or ())
             hits.append(JudgmentHit(judgment_id, passages[0].score, info.get("title"), info.get("court"),
-                                    info.get("decision_date"), tuple(info.get("judges") or ()), passages))
+                                    info.get("decision_date"), tuple(info.get("judges") or ()), passages,
+                                    explanation))
         removed, removed_roles = None, {}
         if request.role_mode is RoleMode.FILTER and request.query is not None:
             counted = self.client.search(index=self.aliases["chunks"], body=role_filter_count_body(request))
@@ -140,4 +160,5 @@ class Searcher:
         facets = {name: [{"key": b["key"], "chunks": b["doc_count"], "judgments": b["judgments"]["value"]}
                          for b in agg.get("buckets", [])] for name, agg in aggregations.items()}
         return SearchResult(tuple(hits), len(groups), fusion, facets, removed, removed_roles,
-                            round((time.perf_counter() - started) * 1000, 1))
+                            round((time.perf_counter() - started) * 1000, 1),
+                            None if rerank_ms is None else round(rerank_ms, 1))

@@ -1,0 +1,84 @@
+"""Extractive one-line explanations: why a judgment matched, from text that is in the hit.
+
+The line names the role of the best passage, quotes the sentence of that passage that carries most of
+the query's words, and adds the provisions and citations the query and the judgment share, and a legal
+issue of the judgment that shares the query's words. Everything quoted is copied from the hit, so the
+explanation can never claim what the judgment does not say. It costs no model call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import analyzers
+from indexer.citations import extract_citations
+from indexer.sentences import split
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
+# The index's stopwords plus words every judgment has, which would make any sentence look relevant.
+_STOP = frozenset(analyzers.stopwords()) | {"court", "appeal", "appellant", "respondent", "learned", "counsel",
+                                             "has", "have", "been", "which", "who", "would", "shall", "under"}
+ROLE_LABELS = {
+    "facts": "facts", "issue": "issue framed", "argument_petitioner": "petitioner's argument",
+    "argument_respondent": "respondent's argument", "statute": "statute", "precedent_relied": "precedent relied on",
+    "precedent_not_relied": "precedent distinguished", "ratio": "ratio", "analysis": "court's reasoning",
+    "ruling_lower_court": "lower court's ruling", "ruling_present_court": "ruling", "preamble": "header",
+    "none": "passage",
+}
+MAX_QUOTE = 220
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A one-line reason a hit matches, and the parts it was made from."""
+
+    text: str
+    role: str
+    sentence: str
+    shared_provisions: tuple[str, ...] = ()
+    shared_citations: tuple[str, ...] = ()
+    issue: str | None = None
+    method: str = "extractive"
+
+
+def _stems(text: str) -> set[str]:
+    """Lower-cased words without stopwords, cut to 6 letters: a cheap stand-in for the index's stemmer."""
+    return {w.lower()[:6] for w in _WORD.findall(text) if w.lower() not in _STOP}
+
+
+def best_sentence(query: str, passage: str) -> str:
+    """The passage sentence sharing most query words (the first on a tie), whitespace-normalised."""
+    wanted = _stems(query)
+    sentences = split(passage) or []
+    if not sentences:
+        return " ".join(passage.split())
+    scored = [(len(wanted & _stems(s.text)), -i, s.text) for i, s in enumerate(sentences)]
+    return " ".join(max(scored)[2].split())
+
+
+def _quote(sentence: str) -> str:
+    return sentence if len(sentence) <= MAX_QUOTE else sentence[: MAX_QUOTE - 1].rsplit(" ", 1)[0] + "…"
+
+
+def explain(query: str, role: str, passage: str, *, statutes: Iterable[str] = (), cites: Iterable[str] = (),
+            cited_provisions: Sequence[str] = (), cited_judgments: Sequence[str] = (),
+            legal_issues: Sequence[str] = ()) -> Explanation:
+    """Explain a hit from its best passage and its judgment's cited provisions, citations and issues."""
+    sentence = best_sentence(query, passage)
+    mentioned = {c.normalized for c in extract_citations(query)}
+    provisions = tuple(p for p in cited_provisions if p in mentioned or p in set(statutes))
+    citations = tuple(c for c in cited_judgments if c in mentioned or c in set(cites))
+    wanted = _stems(query)
+    issue = max(legal_issues, key=lambda i: len(wanted & _stems(i)), default=None)
+    if issue is not None and len(wanted & _stems(issue)) < 2:
+        issue = None
+    parts = [f"{ROLE_LABELS.get(role, role)}: \u201c{_quote(sentence)}\u201d"]
+    if provisions:
+        parts.append("applies " + ", ".join(provisions))
+    if citations:
+        parts.append("cites " + ", ".join(citations))
+    if issue:
+        parts.append(f"issue: {_quote(' '.join(issue.split()))}")
+    return Explanation("; ".join(parts), role, sentence, provisions, citations, issue)

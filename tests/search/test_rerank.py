@@ -1,0 +1,64 @@
+"""Reranking: any sentence-transformers CrossEncoder, or the bi-encoder rescorer by default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from backends.encoders import load_encoder, packaged_model_path
+from search.rerank import BiEncoderRescorer, CrossEncoderReranker, rerank
+
+PASSAGES = [
+    "The tenant was evicted for non-payment of rent under the Rent Control Act.",
+    "The accused poured kerosene on his wife and set her on fire; she died of burns.",
+    "The assessee claimed a deduction for depreciation under the Income Tax Act.",
+]
+
+
+def chunks(texts):
+    return [(f"J{i}:0", 1.0 - i / 10, {"text": t, "judgment_id": f"J{i}"}) for i, t in enumerate(texts)]
+
+
+@pytest.fixture(scope="module")
+def tiny_cross_encoder(tmp_path_factory) -> CrossEncoderReranker:
+    """A real, randomly initialised 2-layer BERT cross-encoder with MiniLM's vocabulary, built here."""
+    import torch
+    from sentence_transformers import CrossEncoder
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    torch.manual_seed(0)
+    folder: Path = tmp_path_factory.mktemp("tiny-cross-encoder")
+    tokenizer = BertTokenizerFast(vocab_file=str(packaged_model_path("sentence-transformers/all-MiniLM-L6-v2")
+                                                 / "vocab.txt"))
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, num_labels=1)
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return CrossEncoderReranker(CrossEncoder(str(folder), device="cpu"))
+
+
+def test_cross_encoder_scores_order_the_top_n(tiny_cross_encoder: CrossEncoderReranker) -> None:
+    query = "dowry death by burning"
+    scores = tiny_cross_encoder.score(query, PASSAGES)
+    assert len(scores) == 3 and len(set(scores)) == 3
+    reranked, ms = rerank(query, chunks(PASSAGES), tiny_cross_encoder, top_n=3)
+    assert [c[2]["text"] for c in reranked] == [PASSAGES[i] for i in sorted(range(3), key=lambda i: -scores[i])]
+    assert [c[1] for c in reranked] == sorted(scores, reverse=True)
+    assert ms >= 0
+
+
+def test_chunks_below_top_n_keep_their_fused_order(tiny_cross_encoder: CrossEncoderReranker) -> None:
+    original = chunks([*PASSAGES, "An unrelated passage about contracts.", "Another about land acquisition."])
+    reranked, _ = rerank("dowry death", original, tiny_cross_encoder, top_n=2)
+    assert reranked[2:] == original[2:]
+    assert {c[0] for c in reranked[:2]} == {c[0] for c in original[:2]}
+    with pytest.raises(ValueError):
+        rerank("x", original, tiny_cross_encoder, top_n=0)
+
+
+def test_bi_encoder_rescorer_puts_the_relevant_passage_first() -> None:
+    rescorer = BiEncoderRescorer(load_encoder())
+    reranked, _ = rerank("a woman burnt to death by her husband over dowry", chunks(PASSAGES), rescorer)
+    assert reranked[0][2]["text"] == PASSAGES[1]
+    assert rescorer.score("anything", []) == []
