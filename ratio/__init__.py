@@ -1,3 +1,24 @@
-"""Ratio: search over court judgments, backed by OpenSearch."""
+"""Ratio: search over court judgments, backed by OpenSearch.
+
+``from ratio import Client`` is the programmatic entry point; importing it loads no model and makes no
+request.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+__all__ = ["Client", "JudgmentRecord", "__version__"]
+
+if TYPE_CHECKING:
+    from ratio.client import Client, JudgmentRecord
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy: the CLI imports ratio.* and must not pay for torch or opensearch-py until it needs them.
+    if name in ("Client", "JudgmentRecord"):
+        from ratio import client
+
+        return getattr(client, name)
+    raise AttributeError(name)

@@ -16,6 +16,7 @@ from ratio.cli import Context, cli
 from search.errors import QueryError
 from search.execute import Searcher, SearchResult
 from search.request import SearchRequest
+from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 
 SYNTAX_HELP = """Query syntax: words (ranked), "quoted phrases" (exact, no stemming), AND / OR / NOT, -word,
 parentheses, and filters court:"Supreme Court of India" judge:Sikri year:2001..2010 role:ratio
@@ -45,17 +46,24 @@ def _table(query: str, result: SearchResult) -> Table:
 @click.option("--fusion", type=click.Choice(["minmax", "rrf"]), default="minmax", show_default=True)
 @click.option("--size", default=10, show_default=True, help="Judgments per page.")
 @click.option("--page", default=1, show_default=True)
+@click.option("--rerank", is_flag=True, help="Rescore the top chunks before rolling up to judgments.")
+@click.option("--rerank-top", default=50, show_default=True, help="How many chunks to rescore.")
+@click.option("--reranker", envvar="RATIO_RERANKER",
+              help="A sentence-transformers CrossEncoder (path or id); default: bi-encoder rescoring.")
+@click.option("--explain", is_flag=True, help="Add a one-line reason to each hit.")
 @click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tuple[str, ...], date_from: str | None,
                    date_to: str | None, roles: tuple[str, ...], mode: str | None, fusion: str, size: int, page: int,
-                   encoder: str, as_json: bool) -> None:
+                   rerank: bool, rerank_top: int, reranker: str | None, explain: bool, encoder: str,
+                   as_json: bool) -> None:
     """Search judgments: BM25 and vector similarity over role-typed chunks, fused, rolled up to judgments."""
     try:
         request = SearchRequest.from_query(query, courts=courts, judges=judges, date_from=date_from,
                                            date_to=date_to, roles=roles, role_mode=mode, fusion=fusion,
-                                           size=size, page=page)
+                                           size=size, page=page, rerank=rerank, rerank_top=rerank_top,
+                                           explain=explain)
     except QueryError as exc:
         raise click.ClickException(str(exc)) from exc
     client = ctx.client()
@@ -64,11 +72,17 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     except ModelError as exc:
         raise click.ClickException(str(exc)) from exc
     aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    result = Searcher(client, aliases, model).search(request)
+    scorer = (CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)) if rerank else None
+    result = Searcher(client, aliases, model, reranker=scorer).search(request)
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2, default=str))
         return
     Console().print(_table(query, result) if result.hits else "no judgment matched")
+    for rank, hit in enumerate(result.hits, 1):
+        if hit.explanation:
+            click.echo(f"{rank}. {hit.title or hit.judgment_id}: {hit.explanation.text}")
+    if result.rerank_ms is not None:
+        click.echo(f"reranking took {result.rerank_ms:.0f} ms")
     if result.removed_by_role is not None:
         click.echo(f"the role filter removed {result.removed_by_role} otherwise-matching chunks "
                    f"({', '.join(f'{k} {v}' for k, v in result.removed_roles.items()) or 'none'})")

@@ -1,0 +1,122 @@
+"""``ratio.Client``: the programmatic face of Ratio (search, judgments, facets, explanations).
+
+The client wires the layers below with explicit settings; models load on first use, not at construction,
+so creating a client is cheap and makes no request.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import mappings
+from backends.encoders import DEFAULT_ENCODER, Encoder, load_encoder
+from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
+from ratio import settings
+from search.execute import Searcher, SearchResult
+from search.explain import Explanation, explain
+from search.request import SearchRequest
+from search.rerank import BiEncoderRescorer, CrossEncoderReranker, Reranker
+
+
+@dataclass(frozen=True)
+class JudgmentRecord:
+    """A judgment as stored in the ``judgments`` index."""
+
+    judgment_id: str
+    title: str | None
+    court: str | None
+    decision_date: dt.date | None
+    judges: tuple[str, ...]
+    citations: tuple[str, ...]
+    cited_judgments: tuple[str, ...]
+    cited_provisions: tuple[str, ...]
+    summary: dict[str, Any]
+    text: str
+
+    @classmethod
+    def from_source(cls, source: dict[str, Any]) -> JudgmentRecord:
+        date = source.get("decision_date")
+        return cls(source["judgment_id"], source.get("title"), source.get("court"),
+                   dt.date.fromisoformat(date) if date else None, tuple(source.get("judges") or ()),
+                   tuple(source.get("citations") or ()), tuple(source.get("cited_judgments") or ()),
+                   tuple(source.get("cited_provisions") or ()),
+                   {k: v for k, v in (source.get("summary") or {}).items() if k != "provenance"},
+                   source.get("text") or "")
+
+
+class Client:
+    """Search Ratio's indices on a cluster (default: the local node)."""
+
+    def __init__(self, url: str | None = None, *, user: str | None = None, password: str | None = None,
+                 verify_certs: bool = True, prefix: str = "ratio", encoder: str | Encoder = DEFAULT_ENCODER,
+                 reranker: str | Reranker | None = None) -> None:
+        if url is None:
+            url = LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven").url
+            if url is None:
+                raise ConnectionError("no OpenSearch: pass url=, set OPENSEARCH_URL, or run 'ratio opensearch start'")
+        self.connection = ConnectionSettings(url, user, password, verify_certs)
+        self.layout = IndexLayout(prefix)
+        self._encoder = encoder
+        self._reranker = reranker
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> Client:
+        """A client configured like the CLI (``OPENSEARCH_URL``, ``RATIO_INDEX_PREFIX``, ...)."""
+        env = settings.Environment.read()
+        options: dict[str, Any] = {"url": env.opensearch_url, "user": env.opensearch_user,
+                                   "password": env.opensearch_password,
+                                   "verify_certs": env.opensearch_verify_certs, "prefix": env.index_prefix}
+        return cls(**{**options, **overrides})
+
+    @cached_property
+    def client(self):
+        return connect(self.connection)
+
+    @cached_property
+    def aliases(self) -> dict[str, str]:
+        return {kind: self.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+
+    @cached_property
+    def encoder(self) -> Encoder:
+        return load_encoder(self._encoder) if isinstance(self._encoder, str) else self._encoder
+
+    @cached_property
+    def reranker(self) -> Reranker:
+        if isinstance(self._reranker, str):
+            return CrossEncoderReranker(self._reranker)
+        return self._reranker or BiEncoderRescorer(self.encoder)
+
+    @cached_property
+    def searcher(self) -> Searcher:
+        return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker)
+
+    def search(self, query: str, **options: Any) -> SearchResult:
+        """Search with Ratio's query syntax; ``options`` are those of ``SearchRequest.from_query``."""
+        return self.searcher.search(SearchRequest.from_query(query, **options))
+
+    def facets(self, query: str, **options: Any) -> dict[str, Any]:
+        """Facet counts (court, year, role, cited provisions, judges) over the judgments matching ``query``."""
+        return self.search(query, facets=True, size=1, **options).facets
+
+    def judgment(self, judgment_id: str) -> JudgmentRecord:
+        """One judgment with its metadata, summary fields and full text."""
+        source = self.client.get(index=self.aliases["judgments"], id=judgment_id,
+                                 params={"_source_excludes": "vector"})["_source"]
+        return JudgmentRecord.from_source(source)
+
+    def explain(self, query: str, judgment_id: str, **options: Any) -> Explanation:
+        """Why ``judgment_id`` matches ``query``: its best passage for the query, explained extractively."""
+        request = SearchRequest.from_query(query, **options)
+        body = {"size": 1, "query": {"bool": {"must": [{"match": {"text": request.semantic_text or query}}],
+                                              "filter": [{"term": {"judgment_id": judgment_id}}]}},
+                "_source": ["role", "text"]}
+        hits = self.client.search(index=self.aliases["chunks"], body=body)["hits"]["hits"]
+        record = self.judgment(judgment_id)
+        passage = hits[0]["_source"] if hits else {"role": "none", "text": record.text[:2000]}
+        return explain(request.semantic_text or query, passage["role"], passage["text"],
+                       statutes=request.filters.statutes, cites=request.filters.cites,
+                       cited_provisions=record.cited_provisions, cited_judgments=record.cited_judgments,
+                       legal_issues=record.summary.get("legal_issues") or ())
