@@ -108,3 +108,22 @@ def test_client_reranks_explains_and_fetches_judgments(opensearch_settings, alia
     assert "Supreme Court of India" in {f["key"] for f in client.facets(QUERIES[1])["court"]}
     why = client.explain('statute:"s. 409 IPC" public servant misappropriated property', "C7")
     assert why.text and why.sentence
+
+
+def test_benchmark_command_reports_every_path(opensearch_settings, aliases, tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from ratio.cli import cli
+
+    queries = tmp_path / "queries.txt"
+    queries.write_text("AILA_Q1||" + QUERIES[0] + "\n" + QUERIES[1] + "\n\n")
+    prefix = aliases["chunks"].removesuffix("-chunks")
+    result = CliRunner().invoke(cli, ["--url", opensearch_settings.url, "--prefix", prefix, "bench", "search",
+                                      str(queries), "--rerank-top", "10", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)  # stderr carries the model-loading progress
+    assert data["judgments"] == 18
+    assert [row["mode"] for row in data["latency"]] == ["bm25", "knn", "hybrid", "hybrid_rerank"]
+    assert all(row["queries"] == 2 and 0 < row["p50_ms"] <= row["p95_ms"] for row in data["latency"])

@@ -1,0 +1,67 @@
+"""``ratio bench search``: p50/p95 latency of BM25, k-NN, hybrid and hybrid + rerank in one run."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+import mappings
+from backends.encoders import DEFAULT_ENCODER, load_encoder
+from ratio.cli import Context, cli
+from search.benchmark import MODES, measure
+from search.execute import Searcher
+from search.request import SearchRequest
+from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+
+
+def read_queries(path: Path) -> list[str]:
+    """One query per line; AILA's ``AILA_Q1||text`` lines keep only the text."""
+    queries = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        text = line.split("||", 1)[1] if "||" in line else line
+        if text.strip():
+            queries.append(text.strip())
+    return queries
+
+
+@cli.group()
+def bench() -> None:
+    """Measure Ratio on this machine."""
+
+
+@bench.command("search")
+@click.argument("queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--limit", type=int, help="Use only the first N queries.")
+@click.option("--mode", "role_mode", type=click.Choice(["off", "boost"]), default="boost", show_default=True)
+@click.option("--rerank-top", default=50, show_default=True, help="Chunks rescored in hybrid_rerank.")
+@click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder path or id (default: bi-encoder rescoring).")
+@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def bench_search(ctx: Context, queries: Path, limit: int | None, role_mode: str, rerank_top: int,
+                 reranker: str | None, encoder: str, as_json: bool) -> None:
+    """Latency per search path over the queries in QUERIES (one per line, or AILA's Query_doc.txt)."""
+    texts = read_queries(queries)[:limit]
+    model = load_encoder(encoder)
+    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
+    client = ctx.client()
+    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    searcher = Searcher(client, aliases, model, reranker=scorer)
+    requests = [SearchRequest.from_query(t, role_mode=role_mode, rerank_top=rerank_top, facets=False) for t in texts]
+    results = measure(searcher, requests, MODES)
+    chunks = client.count(index=aliases["chunks"])["count"]
+    judgments = client.count(index=aliases["judgments"])["count"]
+    if as_json:
+        click.echo(json.dumps({"judgments": judgments, "chunks": chunks, "latency": [asdict(r) for r in results]},
+                              indent=2))
+        return
+    table = Table("mode", "queries", "p50 ms", "p95 ms", "mean ms",
+                  title=f"search latency over {judgments} judgments / {chunks} chunks")
+    for r in results:
+        table.add_row(r.mode, str(r.queries), f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.mean_ms:.1f}")
+    Console().print(table)

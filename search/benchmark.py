@@ -1,0 +1,70 @@
+"""Latency of the search paths, measured in one run over the same queries: figures, not assertions.
+
+Each mode runs every query once after one warm-up query: ``bm25`` (BM25 body alone), ``knn`` (query
+embedding plus the k-NN body), ``hybrid`` (embedding, hybrid body, roll-up and judgment lookup: a full
+search), ``hybrid_rerank`` (the same plus reranking of the top chunks). Times are wall-clock
+milliseconds on the client, so they include the HTTP round trip.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from search.builders import bm25_body, knn_body
+from search.execute import Searcher
+from search.request import SearchRequest
+
+MODES = ("bm25", "knn", "hybrid", "hybrid_rerank")
+
+
+@dataclass(frozen=True)
+class Latency:
+    mode: str
+    queries: int
+    p50_ms: float
+    p95_ms: float
+    mean_ms: float
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    position = q * (len(ordered) - 1)  # linear interpolation between closest ranks
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _runner(searcher: Searcher, mode: str) -> Callable[[SearchRequest], object]:
+    index = searcher.aliases["chunks"]
+    if mode == "bm25":
+        return lambda r: searcher.client.search(index=index, body=bm25_body(r))
+    if mode == "knn":
+        return lambda r: searcher.client.search(index=index, body=knn_body(r, searcher.vector(r)))
+    if mode == "hybrid":
+        return lambda r: searcher.search(replace(r, rerank=False))
+    if mode == "hybrid_rerank":
+        return lambda r: searcher.search(replace(r, rerank=True))
+    raise ValueError(f"unknown benchmark mode {mode!r}; choose from {MODES}")
+
+
+def measure(searcher: Searcher, requests: Sequence[SearchRequest], modes: Sequence[str] = MODES) -> list[Latency]:
+    """p50 / p95 / mean latency per mode over ``requests`` (each run once per mode, after a warm-up)."""
+    if not requests:
+        raise ValueError("no queries to measure")
+    results = []
+    for mode in modes:
+        run = _runner(searcher, mode)
+        run(requests[0])
+        times = []
+        for request in requests:
+            started = time.perf_counter()
+            run(request)
+            times.append((time.perf_counter() - started) * 1000)
+        results.append(Latency(mode, len(times), round(_percentile(times, 0.5), 1),
+                               round(_percentile(times, 0.95), 1), round(statistics.fmean(times), 1)))
+    return results
