@@ -34,7 +34,7 @@ def _emit(data: Any, as_json: bool, table: Table | None = None) -> None:
 
 def _node(port: int | None = None, heap_mb: int | None = None, java_home: str | None = None) -> LocalNode:
     return LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven",
-                     port=port, heap_mb=heap_mb, java_home=java_home,
+                     port=port, heap_mb=heap_mb, java_home=settings.java_home(java_home),
                      repository_url=settings.maven_repository())
 
 
@@ -96,7 +96,7 @@ def _node_errors(func: Any) -> Any:
 
 
 @opensearch.command()
-@click.option("--java-home", envvar="RATIO_JAVA_HOME", help="JDK to use (default: the newest suitable one).")
+@click.option("--java-home", help="JDK to use (default: $RATIO_JAVA_HOME, $JAVA_HOME, else the newest suitable one).")
 @_node_errors
 def install(java_home: str | None) -> None:
     """Fetch, verify and assemble OpenSearch and its plugins (does nothing if already installed)."""
@@ -113,7 +113,7 @@ def install(java_home: str | None) -> None:
 @opensearch.command()
 @click.option("--port", type=int, envvar="RATIO_OPENSEARCH_PORT", help="HTTP port (default 9200, or a free one).")
 @click.option("--heap-mb", type=int, envvar="RATIO_OPENSEARCH_HEAP_MB", help="JVM heap (default: RAM/8).")
-@click.option("--java-home", envvar="RATIO_JAVA_HOME", help="JDK to use (default: the newest suitable one).")
+@click.option("--java-home", help="JDK to use (default: $RATIO_JAVA_HOME, $JAVA_HOME, else the newest suitable one).")
 @_node_errors
 def start(port: int | None, heap_mb: int | None, java_home: str | None) -> None:
     """Start the local node, installing it first if needed; waits until it is healthy."""

@@ -40,6 +40,11 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("ratio"))
 
 
+def java_home(choice: str | None = None) -> str | None:
+    """The JDK the user asked for: ``choice`` (``--java-home``), else ``RATIO_JAVA_HOME``, else ``JAVA_HOME``."""
+    return choice or os.environ.get("RATIO_JAVA_HOME") or os.environ.get("JAVA_HOME") or None
+
+
 def maven_repository() -> str | None:
     """The Maven repository base URL used when no ``mvn`` is installed."""
     return os.environ.get("RATIO_MAVEN_REPOSITORY") or maven_mirror_from_settings(Path.home() / ".m2" / "settings.xml")

@@ -54,7 +54,7 @@ def shared_data() -> Path:
 def local_node() -> LocalNode:
     """The local node as the CLI would manage it (same home, same cache)."""
     return LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven",
-                     repository_url=settings.maven_repository())
+                     repository_url=settings.maven_repository(), java_home=settings.java_home())
 
 
 @pytest.fixture(scope="session")

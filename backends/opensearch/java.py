@@ -6,7 +6,6 @@ removed, so a machine with several JDKs (here Java 17 and 25 side by side) must 
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -36,9 +35,8 @@ def java_major_version(java_home: Path) -> int | None:
 
 def _candidates(preferred: str | None) -> list[Path]:
     seen: list[Path] = []
-    for value in (preferred, os.environ.get("JAVA_HOME")):
-        if value:
-            seen.append(Path(value))
+    if preferred:
+        seen.append(Path(preferred))
     jvm_dir = Path("/usr/lib/jvm")
     if jvm_dir.is_dir():
         seen.extend(sorted(p for p in jvm_dir.iterdir() if p.is_dir() and not p.is_symlink()))
@@ -54,11 +52,10 @@ def _candidates(preferred: str | None) -> list[Path]:
 
 
 def find_java_home(minimum: int, maximum: int, preferred: str | None = None) -> tuple[Path, int]:
-    """The first JDK (``preferred``, then ``$JAVA_HOME``, then ``/usr/lib/jvm/*``) in ``minimum..maximum``.
-
-    Among the system JDKs the newest in range wins.
+    """The first JDK in ``minimum..maximum``: ``preferred`` (the caller passes ``$JAVA_HOME`` or a choice),
+    else the newest of ``/usr/lib/jvm/*`` and the one behind ``/usr/bin/java``.
     """
-    explicit = [Path(p) for p in (preferred, os.environ.get("JAVA_HOME")) if p]
+    explicit = [Path(preferred)] if preferred else []
     found: list[tuple[Path, int]] = []
     for home in _candidates(preferred):
         major = java_major_version(home)
@@ -69,7 +66,7 @@ def find_java_home(minimum: int, maximum: int, preferred: str | None = None) -> 
         found.append((home, major))
     if not found:
         raise JavaNotFoundError(
-            f"no Java {minimum}..{maximum} found (looked at JAVA_HOME and /usr/lib/jvm); "
+            f"no Java {minimum}..{maximum} found (looked at the given JAVA_HOME and /usr/lib/jvm); "
             f"install e.g. OpenJDK 17 ('apt-get install openjdk-17-jdk-headless') or pass --java-home"
         )
     return max(found, key=lambda item: item[1])
