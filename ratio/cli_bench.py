@@ -37,16 +37,18 @@ def bench() -> None:
 @bench.command("search")
 @click.argument("queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--limit", type=int, help="Use only the first N queries.")
+@click.option("--max-words", default=300, show_default=True,
+              help="Cut each query to its first N words (AILA fact patterns run past the 1,000-word query limit).")
 @click.option("--mode", "role_mode", type=click.Choice(["off", "boost"]), default="boost", show_default=True)
 @click.option("--rerank-top", default=50, show_default=True, help="Chunks rescored in hybrid_rerank.")
 @click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder path or id (default: bi-encoder rescoring).")
 @click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def bench_search(ctx: Context, queries: Path, limit: int | None, role_mode: str, rerank_top: int,
+def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int, role_mode: str, rerank_top: int,
                  reranker: str | None, encoder: str, as_json: bool) -> None:
     """Latency per search path over the queries in QUERIES (one per line, or AILA's Query_doc.txt)."""
-    texts = read_queries(queries)[:limit]
+    texts = [" ".join(text.split()[:max_words]) for text in read_queries(queries)[:limit]]
     model = load_encoder(encoder)
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
     client = ctx.client()
