@@ -17,6 +17,7 @@ from search.benchmark import MODES, measure
 from search.execute import Searcher
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+from search.syntax import as_plain_text
 
 
 def read_queries(path: Path) -> list[str]:
@@ -47,8 +48,11 @@ def bench() -> None:
 @click.pass_obj
 def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int, role_mode: str, rerank_top: int,
                  reranker: str | None, encoder: str, as_json: bool) -> None:
-    """Latency per search path over the queries in QUERIES (one per line, or AILA's Query_doc.txt)."""
-    texts = [" ".join(text.split()[:max_words]) for text in read_queries(queries)[:limit]]
+    """Latency per search path over the queries in QUERIES (one per line, or AILA's Query_doc.txt).
+
+    The queries are searched as plain words (their quotes and operators neutralised), as pasted prose is.
+    """
+    texts = [as_plain_text(text, max_words) for text in read_queries(queries)[:limit]]
     model = load_encoder(encoder)
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
     client = ctx.client()

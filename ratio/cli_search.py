@@ -17,6 +17,7 @@ from search.errors import QueryError
 from search.execute import Searcher, SearchResult
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+from search.syntax import MAX_TERMS, as_plain_text
 
 SYNTAX_HELP = """Query syntax: words (ranked), "quoted phrases" (exact, no stemming), AND / OR / NOT, -word,
 parentheses, and filters court:"Supreme Court of India" judge:Sikri year:2001..2010 role:ratio
@@ -51,14 +52,17 @@ def _table(query: str, result: SearchResult) -> Table:
 @click.option("--reranker", envvar="RATIO_RERANKER",
               help="A sentence-transformers CrossEncoder (path or id); default: bi-encoder rescoring.")
 @click.option("--explain", is_flag=True, help="Add a one-line reason to each hit.")
+@click.option("--plain", is_flag=True, help="Search the text as plain words (for pasted facts): no operators.")
 @click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tuple[str, ...], date_from: str | None,
                    date_to: str | None, roles: tuple[str, ...], mode: str | None, fusion: str, size: int, page: int,
-                   rerank: bool, rerank_top: int, reranker: str | None, explain: bool, encoder: str,
+                   rerank: bool, rerank_top: int, reranker: str | None, explain: bool, plain: bool, encoder: str,
                    as_json: bool) -> None:
     """Search judgments: BM25 and vector similarity over role-typed chunks, fused, rolled up to judgments."""
+    if plain:
+        query = as_plain_text(query, max_words=MAX_TERMS)
     try:
         request = SearchRequest.from_query(query, courts=courts, judges=judges, date_from=date_from,
                                            date_to=date_to, roles=roles, role_mode=mode, fusion=fusion,

@@ -574,3 +574,19 @@ def parse_query(text: str) -> ParsedQuery:
     if node is not None and not positive_text(node) and filters.empty:
         raise EmptyQueryError("the query only excludes words: add a word or phrase to search for")
     return ParsedQuery(text, node, filters, roles)
+
+
+_SYNTAX_CHARS = re.compile(r'["()]|(?<![\w.])[-+](?=\w)|\b(AND|OR|NOT)\b')
+_FIELD_LIKE = re.compile(r"(?<=\w):")
+
+
+def as_plain_text(text: str, max_words: int | None = None) -> str:
+    """Neutralise query syntax so pasted prose (a fact pattern, a paragraph of a judgment) is searched as words.
+
+    Quotes, parentheses, leading ``-``/``+``, upper-case operators and ``word:`` colons lose their meaning;
+    the words stay. ``max_words`` keeps only the first words, for texts longer than the query limits.
+    """
+    plain = _SYNTAX_CHARS.sub(lambda m: m.group(1).lower() if m.group(1) else " ", text)
+    plain = _FIELD_LIKE.sub(" ", plain)
+    words = plain.split()
+    return " ".join(words[:max_words] if max_words else words)

@@ -198,3 +198,14 @@ def test_errors_say_what_to_fix(text, error, says, position) -> None:
 def test_basic_query_error_is_the_family_base() -> None:
     from search import basic, errors
     assert basic.QueryError is errors.QueryError
+
+
+def test_plain_text_neutralises_syntax_in_pasted_prose() -> None:
+    from search.syntax import as_plain_text, parse_query
+
+    pasted = 'The accused (A-1) said "I did not kill her. Section 302: NOT applicable AND -wrong court:x'
+    plain = as_plain_text(pasted)
+    assert plain == "The accused A-1 said I did not kill her. Section 302 not applicable and wrong court x"
+    parsed = parse_query(plain)
+    assert parsed.filters.empty and parsed.query is not None
+    assert as_plain_text("one two three four", max_words=2) == "one two"
