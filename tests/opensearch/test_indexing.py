@@ -147,20 +147,3 @@ def test_bad_input_is_reported_and_nothing_indexed_is_lost(writer: IndexWriter, 
     hits = client.search(index=layout.alias("chunks"), body=phrase)
     assert {h["_source"]["judgment_id"] for h in hits["hits"]["hits"]} == {"hostile"}
 
-
-def test_hybrid_search_finds_the_judgment_about_the_query(writer: IndexWriter, client: OpenSearch,
-                                                          layout: IndexLayout, corpus: Path,
-                                                          encoder: CountingEncoder) -> None:
-    from backends.opensearch import install_pipelines
-    from search.basic import BasicRequest, search
-
-    run(writer, corpus)
-    install_pipelines(client)
-    query = "a Pakistani national interned under the Foreigners (Internment) Order asks to be released"
-    vector = encoder.encode([query], normalize_embeddings=True)[0].tolist()
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    hits = search(client, aliases, BasicRequest(query, size=3), vector)
-    assert hits[0].judgment_id == "C1" and hits[0].title == "Masud Khan v State Of Uttar Pradesh"
-    best = hits[0].chunks[0]
-    text = (corpus / "C1.txt").read_text(encoding="utf-8")
-    assert text[best.char_start:best.char_end] == best.text

@@ -195,11 +195,6 @@ def test_errors_say_what_to_fix(text, error, says, position) -> None:
     assert isinstance(caught.value, QueryError) and isinstance(caught.value, ValueError)
 
 
-def test_basic_query_error_is_the_family_base() -> None:
-    from search import basic, errors
-    assert basic.QueryError is errors.QueryError
-
-
 def test_plain_text_neutralises_syntax_in_pasted_prose() -> None:
     from search.syntax import as_plain_text, parse_query
 
