@@ -70,12 +70,15 @@ class _Retryable(Exception):
     """A transient failure (429, 5xx, connection reset) worth another try."""
 
 
-@retry(
+_with_backoff = retry(
     retry=retry_if_exception_type(_Retryable),
     wait=wait_exponential(multiplier=2, min=2, max=60),
     stop=stop_after_attempt(6),
     reraise=True,
 )
+
+
+@_with_backoff
 def _mvn_copy(artifact: Artifact, directory: Path, mvn: str) -> Path:
     command = [
         mvn, "-q", "-B", "dependency:copy", f"-Dartifact={artifact.coordinates}",
@@ -91,12 +94,7 @@ def _mvn_copy(artifact: Artifact, directory: Path, mvn: str) -> Path:
     raise ArtifactError(f"mvn could not fetch {artifact.coordinates}:\n{output}")
 
 
-@retry(
-    retry=retry_if_exception_type(_Retryable),
-    wait=wait_exponential(multiplier=2, min=2, max=60),
-    stop=stop_after_attempt(6),
-    reraise=True,
-)
+@_with_backoff
 def _http_copy(artifact: Artifact, directory: Path, repository_url: str) -> Path:
     url = f"{repository_url.rstrip('/')}/{artifact.relative_url()}"
     target = directory / artifact.filename
