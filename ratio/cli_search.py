@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from dataclasses import asdict
 
 import click
@@ -13,6 +15,7 @@ from rich.table import Table
 import mappings
 from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
 from ratio.cli import Context, cli
+from ratio.cli_llm import configured_llm, llm_options
 from search.errors import QueryError
 from search.execute import Searcher, SearchResult
 from search.request import SearchRequest
@@ -24,15 +27,25 @@ parentheses, and filters court:"Supreme Court of India" judge:Sikri year:2001..2
 cites:"(2017) 10 SCC 1" statute:"s. 302 IPC"."""
 
 
+def _marked(fragment: str) -> str:
+    """A highlight fragment (HTML-escaped, matches in <mark>) as rich markup with the matches in bold."""
+    parts = re.split(r"</?mark>", fragment)
+    return "".join(f"[bold yellow]{escape(html.unescape(p))}[/]" if i % 2 else escape(html.unescape(p))
+                   for i, p in enumerate(parts))
+
+
 def _table(query: str, result: SearchResult) -> Table:
     title = f"{result.judgments_found} judgments for: {query[:70]} ({result.fusion}, {result.took_ms:.0f} ms)"
     table = Table("#", "score", "judgment", "best passage", title=title, show_lines=True)
     for rank, hit in enumerate(result.hits, 1):
         best = hit.passages[0]
-        passage = " ".join(best.text.split())
         judgment = f"{hit.title or hit.judgment_id}\n{hit.court or ''} {hit.decision_date or ''}\n[{hit.judgment_id}]"
-        shown = f"{passage[:300]}{'...' if len(passage) > 300 else ''}"
-        table.add_row(str(rank), f"{hit.score:.3f}", escape(judgment), f"[bold]{best.role}[/bold] {escape(shown)}")
+        if best.highlights:
+            shown = " … ".join(_marked(" ".join(f.split())) for f in best.highlights[:2])
+        else:
+            passage = " ".join(best.text.split())
+            shown = escape(f"{passage[:300]}{'...' if len(passage) > 300 else ''}")
+        table.add_row(str(rank), f"{hit.score:.3f}", escape(judgment), f"[bold]{best.role}[/bold] {shown}")
     return table
 
 
@@ -51,15 +64,21 @@ def _table(query: str, result: SearchResult) -> Table:
 @click.option("--rerank-top", default=50, show_default=True, help="How many chunks to rescore.")
 @click.option("--reranker", envvar="RATIO_RERANKER",
               help="A sentence-transformers CrossEncoder (path or id); default: bi-encoder rescoring.")
-@click.option("--explain", is_flag=True, help="Add a one-line reason to each hit.")
+@click.option("--explain", is_flag=True, help="Add a one-line reason to each hit (by the LLM, if one is set).")
+@click.option("--explain-top", default=5, show_default=True, help="How many hits the LLM explains.")
+@click.option("--expand", type=click.Choice(["issues", "provisions"]), multiple=True,
+              help="LLM expansion: legal issues as extra queries, parametric provisions for provision retrieval.")
+@click.option("--provisions", default=0, help="Also list this many statute provisions (5 with --expand provisions).")
+@llm_options
 @click.option("--plain", is_flag=True, help="Search the text as plain words (for pasted facts): no operators.")
 @click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tuple[str, ...], date_from: str | None,
                    date_to: str | None, roles: tuple[str, ...], mode: str | None, fusion: str, size: int, page: int,
-                   rerank: bool, rerank_top: int, reranker: str | None, explain: bool, plain: bool, encoder: str,
-                   as_json: bool) -> None:
+                   rerank: bool, rerank_top: int, reranker: str | None, explain: bool, explain_top: int,
+                   expand: tuple[str, ...], provisions: int, llm_kind: str | None, llm_model: str | None,
+                   llm_url: str | None, plain: bool, encoder: str, as_json: bool) -> None:
     """Search judgments: BM25 and vector similarity over role-typed chunks, fused, rolled up to judgments."""
     if plain:
         query = as_plain_text(query, max_words=MAX_TERMS)
@@ -67,7 +86,8 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
         request = SearchRequest.from_query(query, courts=courts, judges=judges, date_from=date_from,
                                            date_to=date_to, roles=roles, role_mode=mode, fusion=fusion,
                                            size=size, page=page, rerank=rerank, rerank_top=rerank_top,
-                                           explain=explain)
+                                           explain=explain, explain_top=explain_top, expand=expand,
+                                           provisions=provisions)
     except QueryError as exc:
         raise click.ClickException(str(exc)) from exc
     client = ctx.client()
@@ -77,14 +97,28 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
         raise click.ClickException(str(exc)) from exc
     aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
     scorer = (CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)) if rerank else None
-    result = Searcher(client, aliases, model, reranker=scorer).search(request)
+    llm = configured_llm(llm_kind, llm_model, llm_url) if (expand or explain) else None
+    result = Searcher(client, aliases, model, reranker=scorer, llm=llm).search(request)
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2, default=str))
         return
     Console().print(_table(query, result) if result.hits else "no judgment matched")
+    expansion = result.expansion
+    if expansion and expansion.issues:
+        click.echo("searched also for the issues: " + "; ".join(expansion.issues))
+    if expansion and expansion.note:
+        click.echo(f"note: {expansion.note}")
     for rank, hit in enumerate(result.hits, 1):
         if hit.explanation:
-            click.echo(f"{rank}. {hit.title or hit.judgment_id}: {hit.explanation.text}")
+            by = "" if hit.explanation.method == "extractive" else f" [{hit.explanation.method}]"
+            click.echo(f"{rank}. {hit.title or hit.judgment_id}: {hit.explanation.text}{by}")
+            if hit.explanation.note:
+                click.echo(f"   ({hit.explanation.note})")
+    if result.provisions:
+        click.echo("provisions:")
+        for provision in result.provisions:
+            name = provision.title or provision.citation or provision.provision_id
+            click.echo(f"  {provision.provision_id}  {name[:90]}")
     if result.rerank_ms is not None:
         click.echo(f"reranking took {result.rerank_ms:.0f} ms")
     if result.removed_by_role is not None:

@@ -6,7 +6,7 @@ Lower layers take explicit arguments; this module turns environment variables in
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
@@ -71,3 +71,39 @@ class Environment:
             index_prefix=os.environ.get("RATIO_INDEX_PREFIX", "ratio"),
             knn_engine=os.environ.get("RATIO_KNN_ENGINE", "lucene"),
         )
+
+
+LLM_KINDS = ("none", "local", "http")
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """Which LLM to use, if any: ``kind`` is ``none`` (default: every LLM step falls back), ``local`` (a GGUF
+    file or known id run in-process) or ``http`` (an OpenAI-compatible server at ``url``)."""
+
+    kind: str = "none"
+    model: str | None = None
+    url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = 120.0
+    context: int = 4096
+
+    @classmethod
+    def read(cls, **overrides: object) -> LLMSettings:
+        """From ``RATIO_LLM``, ``RATIO_LLM_MODEL``, ``RATIO_LLM_URL``, ``RATIO_LLM_API_KEY`` (or
+        ``OPENAI_API_KEY``), ``RATIO_LLM_TIMEOUT``, ``RATIO_LLM_CONTEXT``; ``overrides`` that are not None win."""
+        values: dict[str, object] = {
+            "kind": os.environ.get("RATIO_LLM") or "none",
+            "model": os.environ.get("RATIO_LLM_MODEL") or None,
+            "url": os.environ.get("RATIO_LLM_URL") or None,
+            "api_key": os.environ.get("RATIO_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or None,
+            "timeout": float(os.environ.get("RATIO_LLM_TIMEOUT") or 120.0),
+            "context": int(os.environ.get("RATIO_LLM_CONTEXT") or 4096),
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        settings = cls(**values)  # type: ignore[arg-type]
+        if settings.kind not in LLM_KINDS:
+            raise ValueError(f"RATIO_LLM must be one of {', '.join(LLM_KINDS)}, not {settings.kind!r}")
+        if settings.kind == "http" and not settings.url:
+            raise ValueError("an http LLM needs a URL: set RATIO_LLM_URL (e.g. http://127.0.0.1:8080/v1)")
+        return settings

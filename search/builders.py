@@ -5,6 +5,8 @@ queries (and, escaped, of a ``wildcard`` on judge names), never as query DSL or 
 
 Bodies (chunks index unless said otherwise):
 
+* Bodies with a text query ask for highlights (:data:`HIGHLIGHT`): the sentences of each chunk that carry
+  the matched words. k-NN has no words to highlight.
 * :func:`hybrid_body` -- ``hybrid`` at the top level, BM25 first and k-NN second (the pipeline's weights
   follow this order), the same filters inside both; run with ``?search_pipeline=``.
 * :func:`bm25_body`, :func:`knn_body` -- the two halves alone, same filters, for client-side fusion
@@ -33,7 +35,7 @@ from search.request import RoleMode, SearchRequest
 from search.syntax import AnyOf, Clauses, Filters, Node, Phrase, Term
 
 __all__ = [
-    "CHUNK_FIELDS", "SUMMARY_FIELDS", "TextFields", "bm25_body", "bm25_query", "facet_aggregations",
+    "CHUNK_FIELDS", "HIGHLIGHT", "SUMMARY_FIELDS", "TextFields", "bm25_body", "bm25_query", "facet_aggregations",
     "filter_clauses", "hybrid_body", "judgment_summary_body", "knn_body", "knn_query", "role_filter_count_body",
     "text_query",
 ]
@@ -55,6 +57,13 @@ SUMMARY_FIELDS = TextFields(
            "summary.cited_principles"),
     phrases=("title.exact", "text.exact"),
 )
+# Sentence-sized fragments of the chunk text with the matched words in <mark>; the text is HTML-escaped
+# first (encoder "html"), so a judgment's own angle brackets cannot pass for markup.
+HIGHLIGHT: Body = {
+    "pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html",
+    "fields": {"text": {"type": "unified", "boundary_scanner": "sentence", "fragment_size": 250,
+                        "number_of_fragments": 3}},
+}
 VECTOR_FIELD = "vector"
 SOURCE_EXCLUDES = ["vector"]
 FACET_SIZE = 20
@@ -194,8 +203,10 @@ def knn_query(request: SearchRequest, vector: list[float]) -> Body:
     return {"knn": {VECTOR_FIELD: knn}}
 
 
-def _page(request: SearchRequest, body: Body, facets: bool = True) -> Body:
+def _page(request: SearchRequest, body: Body, facets: bool = True, highlight: bool = True) -> Body:
     body = {"size": request.candidates, "_source": {"excludes": SOURCE_EXCLUDES}, **body}
+    if highlight and request.query is not None:
+        body["highlight"] = HIGHLIGHT
     if request.search_after is not None:
         body["sort"] = [{"_score": "desc"}, {"chunk_id": "asc"}]
         body["search_after"] = list(request.search_after)
@@ -224,7 +235,7 @@ def bm25_body(request: SearchRequest) -> Body:
 def knn_body(request: SearchRequest, vector: list[float]) -> Body:
     """k-NN alone, with the same filters (and role filter): the other list for client-side fusion. No
     facets here: over k neighbours they would count a fixed-size sample, not the matches."""
-    return _page(request, {"query": knn_query(request, vector)}, facets=False)
+    return _page(request, {"query": knn_query(request, vector)}, facets=False, highlight=False)
 
 
 def role_filter_count_body(request: SearchRequest) -> Body:

@@ -3,12 +3,18 @@
 Fusion runs on the server through the search pipelines when the cluster has neural-search and the
 request uses the pipelines' weights; otherwise the BM25 and k-NN bodies run separately and
 :func:`search.fusion.fuse` combines them here, with the same method. A judgment's score is that of its
-best chunk; it keeps its best passages (with role and offsets) for display. In ``filter`` role mode
-the result says how many otherwise-matching chunks the role filter removed.
+best chunk; it keeps its best passages (with role, offsets and highlighted sentences) for display. In
+``filter`` role mode the result says how many otherwise-matching chunks the role filter removed.
+
+With an LLM (optional), the searcher can expand the query by legal issues (each searched too, the lists
+fused by RRF) and by parametric provisions (queries for provision retrieval), and explain the top
+``explain_top`` hits in the LLM's words, checked against the hit; without one, or when it fails, every
+step falls back to its non-LLM path and the result says so.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -16,15 +22,23 @@ from typing import Any, Protocol
 import numpy as np
 from opensearchpy import OpenSearch
 
+from backends.llm import LLM
 from search.builders import bm25_body, hybrid_body, knn_body, role_filter_count_body
+from search.expand import Expansion, expand
 from search.explain import Explanation, explain
+from search.explain_llm import hit_record, llm_explain
 from search.fusion import FusionMethod, fuse
+from search.intent import classify_intent
+from search.provisions import ProvisionHit, find_provisions
 from search.request import DEFAULT_WEIGHTS, RoleMode, SearchRequest
 from search.rerank import Reranker, rerank
+from search.syntax import as_plain_text, parse_query
 
 PIPELINES = {FusionMethod.MINMAX: "ratio-hybrid-minmax", FusionMethod.RRF: "ratio-hybrid-rrf"}
 NEURAL_PLUGIN = "opensearch-neural-search"
-_JUDGMENT_FIELDS = "title,court,decision_date,judges,cited_provisions,cited_judgments,summary.legal_issues"
+_JUDGMENT_FIELDS = ("title,court,decision_date,judges,cited_provisions,cited_judgments,summary.legal_issues,"
+                    "summary.facts,summary.reasoning")
+Chunks = list[tuple[str, float, dict[str, Any]]]
 
 
 class Encoder(Protocol):
@@ -41,6 +55,7 @@ class Passage:
     text: str
     char_start: int
     char_end: int
+    highlights: tuple[str, ...] = ()  # sentences with the matched words in <mark>, HTML-escaped
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,10 @@ class SearchResult:
     removed_roles: dict[str, int] = field(default_factory=dict)
     took_ms: float = 0.0
     rerank_ms: float | None = None
+    expansion: Expansion | None = None
+    provisions: tuple[ProvisionHit, ...] = ()
+    expand_ms: float | None = None
+    explain_ms: float | None = None
 
 
 def roll_up(chunks: list[tuple[str, float, dict[str, Any]]], passages: int = 3) -> list[tuple[str, list]]:
@@ -83,11 +102,13 @@ class Searcher:
     """Executes requests on the ``chunks`` alias and decorates hits from the ``judgments`` alias."""
 
     def __init__(self, client: OpenSearch, aliases: dict[str, str], encoder: Encoder,
-                 server_fusion: bool | None = None, reranker: Reranker | None = None) -> None:
+                 server_fusion: bool | None = None, reranker: Reranker | None = None,
+                 llm: LLM | None = None) -> None:
         self.client = client
         self.aliases = aliases
         self.encoder = encoder
         self.reranker = reranker
+        self.llm = llm
         if server_fusion is None:
             plugins = {row["component"] for row in client.cat.plugins(format="json")}
             server_fusion = NEURAL_PLUGIN in plugins
@@ -97,7 +118,9 @@ class Searcher:
         return np.asarray(self.encoder.encode([request.semantic_text], normalize_embeddings=True))[0].tolist()
 
     def _hits(self, response: dict[str, Any]) -> list[tuple[str, float, dict[str, Any]]]:
-        return [(h["_id"], float(h["_score"] or 0.0), h["_source"]) for h in response["hits"]["hits"]]
+        return [(h["_id"], float(h["_score"] or 0.0),
+                 {**h["_source"], "_highlights": tuple(h.get("highlight", {}).get("text", ()))})
+                for h in response["hits"]["hits"]]
 
     def chunks(self, request: SearchRequest) -> tuple[list[tuple[str, float, dict[str, Any]]], str, dict]:
         """Fused chunk hits in score order, how they were fused, and the raw aggregations."""
@@ -119,9 +142,42 @@ class Searcher:
         return ([(hit.id, hit.score, sources[hit.id]) for hit in fused], f"client:{request.fusion.value}",
                 bm25.get("aggregations", {}))
 
+    def expanded_chunks(self, request: SearchRequest, issues: tuple[str, ...]) -> tuple[Chunks, str, dict]:
+        """The request's chunks, fused by RRF with those of each issue searched as plain text with the
+        same filters and role mode (facets stay those of the original query)."""
+        chunks, fusion, aggregations = self.chunks(request)
+        if not issues:
+            return chunks, fusion, aggregations
+        lists, sources = [chunks], {cid: src for cid, _, src in chunks}
+        for issue in issues:
+            query = parse_query(as_plain_text(issue)).query
+            sub = dataclasses.replace(request, query=query, text=issue, facets=False,
+                                      intent=classify_intent(issue) if request.intent else None)
+            found, _, _ = self.chunks(sub)
+            lists.append(found)
+            sources.update({cid: src for cid, _, src in found if cid not in sources})
+        fused = fuse([[(cid, score) for cid, score, _ in found] for found in lists], FusionMethod.RRF,
+                     rank_constant=request.rank_constant)
+        return [(hit.id, hit.score, sources[hit.id]) for hit in fused], f"{fusion}+issues:rrf", aggregations
+
+    def _explain(self, request: SearchRequest, rank: int, info: dict[str, Any], best: Passage) -> Explanation:
+        query = request.semantic_text or request.text
+        fallback = explain(query, best.role, best.text, statutes=request.filters.statutes, cites=request.filters.cites,
+                           cited_provisions=info.get("cited_provisions") or (),
+                           cited_judgments=info.get("cited_judgments") or (),
+                           legal_issues=(info.get("summary") or {}).get("legal_issues") or ())
+        if self.llm is None or rank >= request.explain_top:
+            return fallback
+        return llm_explain(self.llm, query, hit_record(info, best.role, best.text), fallback)
+
     def search(self, request: SearchRequest) -> SearchResult:
         started = time.perf_counter()
-        chunks, fusion, aggregations = self.chunks(request)
+        expansion, expand_ms = None, None
+        if request.expand:
+            expansion = expand(self.llm, request.semantic_text, issues="issues" in request.expand,
+                               provisions="provisions" in request.expand)
+            expand_ms = round((time.perf_counter() - started) * 1000, 1)
+        chunks, fusion, aggregations = self.expanded_chunks(request, expansion.issues if expansion else ())
         rerank_ms = None
         if request.rerank and request.query is not None:
             if self.reranker is None:
@@ -137,20 +193,22 @@ class Searcher:
                                     params={"_source_includes": _JUDGMENT_FIELDS})["docs"]
             meta = {d["_id"]: d.get("_source", {}) for d in docs if d.get("found")}
         hits = []
-        for judgment_id, group in page:
+        explain_started = time.perf_counter()
+        for rank, (judgment_id, group) in enumerate(page):
             info = meta.get(judgment_id, {})
-            passages = tuple(Passage(cid, src["role"], score, src["text"], src["char_start"], src["char_end"])
+            passages = tuple(Passage(cid, src["role"], score, src["text"], src["char_start"], src["char_end"],
+                                     src.get("_highlights", ()))
                              for cid, score, src in group)
-            explanation = None
-            if request.explain:
-                explanation = explain(request.semantic_text or request.text, passages[0].role, passages[0].text,
-                                      statutes=request.filters.statutes, cites=request.filters.cites,
-                                      cited_provisions=info.get("cited_provisions") or (),
-                                      cited_judgments=info.get("cited_judgments") or (),
-                                      legal_issues=(info.get("summary") or {}).get("legal_issues") or ())
+            explanation = self._explain(request, rank, info, passages[0]) if request.explain else None
             hits.append(JudgmentHit(judgment_id, passages[0].score, info.get("title"), info.get("court"),
                                     info.get("decision_date"), tuple(info.get("judges") or ()), passages,
                                     explanation))
+        explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None
+        provisions: tuple[ProvisionHit, ...] = ()
+        if request.provisions and request.query is not None:
+            texts = [p.query for p in expansion.provisions] if expansion and expansion.provisions else []
+            provisions = find_provisions(self.client, self.aliases["provisions"], self.encoder,
+                                         texts or [request.semantic_text], size=request.provisions)
         removed, removed_roles = None, {}
         if request.role_mode is RoleMode.FILTER and request.query is not None:
             counted = self.client.search(index=self.aliases["chunks"], body=role_filter_count_body(request))
@@ -161,4 +219,5 @@ class Searcher:
                          for b in agg.get("buckets", [])] for name, agg in aggregations.items()}
         return SearchResult(tuple(hits), len(groups), fusion, facets, removed, removed_roles,
                             round((time.perf_counter() - started) * 1000, 1),
-                            None if rerank_ms is None else round(rerank_ms, 1))
+                            None if rerank_ms is None else round(rerank_ms, 1), expansion, provisions, expand_ms,
+                            explain_ms)

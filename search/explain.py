@@ -41,6 +41,7 @@ class Explanation:
     shared_citations: tuple[str, ...] = ()
     issue: str | None = None
     method: str = "extractive"
+    note: str | None = None  # why an LLM explanation was asked for but not used
 
 
 def _stems(text: str) -> set[str]:

@@ -11,6 +11,10 @@ BM25 and the k-NN parts to them. Naming ``role:`` in the query text asks for a r
 the default mode to ``filter``; an explicit ``role_mode`` always wins. ``filter`` without named roles is an
 error rather than a silent restriction to whatever the intent guessed.
 
+Expansion. ``expand`` names LLM expansions (``issues``, ``provisions``); they run only where the searcher has
+an LLM, and the result says when they could not. ``provisions`` asks for that many statute provisions
+beside the judgments (the LLM's parametric provisions as queries when expanded, else the query text).
+
 Paging. ``candidates`` chunks are fetched per sub-query (k for k-NN, ``pagination_depth`` for hybrid) and
 rolled up to judgments; ``page`` and ``size`` count judgments inside that window, which stays fixed while
 paging so pages do not shift. Past the window, pass ``search_after`` (the last hit's sort values).
@@ -45,6 +49,8 @@ __all__ = ["MAX_CANDIDATES", "MAX_SIZE", "RoleMode", "SearchRequest"]
 MAX_SIZE = 100
 MAX_CANDIDATES = 10_000  # k-NN's k and OpenSearch's result window
 MAX_RERANK = 1_000
+MAX_PROVISIONS = 50
+EXPANSIONS = ("issues", "provisions")
 
 
 class RoleMode(StrEnum):
@@ -85,6 +91,9 @@ class SearchRequest:
     rerank: bool = False
     rerank_top: int = 50
     explain: bool = False
+    explain_top: int = 5
+    expand: tuple[str, ...] = ()
+    provisions: int = 0
     facets: bool = True
 
     def __post_init__(self) -> None:
@@ -107,6 +116,15 @@ class SearchRequest:
             raise BadValueError(f"role_boost must be positive, not {self.role_boost}")
         if not 1 <= self.rerank_top <= MAX_RERANK:
             raise BadValueError(f"rerank_top must be between 1 and {MAX_RERANK}, not {self.rerank_top}")
+        unknown = [e for e in self.expand if e not in EXPANSIONS]
+        if unknown:
+            raise BadValueError(f"expand takes {', '.join(EXPANSIONS)}, not {', '.join(map(repr, unknown))}")
+        if self.expand and self.query is None:
+            raise BadValueError("expansion needs query text: a filter-only search has nothing to expand")
+        if not 0 <= self.provisions <= MAX_PROVISIONS:
+            raise BadValueError(f"provisions must be between 0 and {MAX_PROVISIONS}, not {self.provisions}")
+        if self.explain_top < 0:
+            raise BadValueError(f"explain_top cannot be negative, not {self.explain_top}")
         if self.role_mode is RoleMode.FILTER and not self.roles:
             raise BadValueError("role mode 'filter' needs roles: add role:ratio (or roles=...), "
                                 "or use mode 'boost' to prefer the roles the query suggests")
@@ -151,6 +169,9 @@ class SearchRequest:
         rerank: bool = False,
         rerank_top: int = 50,
         explain: bool = False,
+        explain_top: int = 5,
+        expand: str | Sequence[str] = (),
+        provisions: int = 0,
         facets: bool = True,
         classify: bool = True,
     ) -> SearchRequest:
@@ -181,13 +202,22 @@ class SearchRequest:
             mode = _enum(RoleMode, role_mode, "role_mode")
         query = parsed.query if parsed else None
         intent = classify_intent(positive_text(query)) if classify and query is not None else None
+        expansions = _expansions(expand)
         return cls(
             query=query, text=text, filters=filters, roles=named, role_mode=mode, intent=intent, size=size,
             page=page, search_after=tuple(search_after) if search_after is not None else None,
             candidates=candidates, fusion=_enum(FusionMethod, fusion, "fusion"),
             weights=tuple(weights), rank_constant=rank_constant, role_boost=role_boost,  # type: ignore[arg-type]
-            rerank=rerank, rerank_top=rerank_top, explain=explain, facets=facets,
+            rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
+            expand=expansions, provisions=provisions or (5 if "provisions" in expansions else 0), facets=facets,
         )
+
+
+def _expansions(value: str | Sequence[str]) -> tuple[str, ...]:
+    """``"issues,provisions"`` or a sequence, lower-cased, de-duplicated; unknown names fail validation.
+    Expanding by provisions implies returning provisions (five unless ``provisions`` says otherwise)."""
+    items = value.split(",") if isinstance(value, str) else [p for v in value for p in v.split(",")]
+    return tuple(dict.fromkeys(i.strip().lower() for i in items if i.strip()))
 
 
 def _any_filter(*values: object) -> bool:

@@ -100,3 +100,71 @@ def layout(client: OpenSearch) -> Iterator[IndexLayout]:
     layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
     yield layout
     client.indices.delete(index=f"{layout.prefix}-*", ignore_unavailable=True)
+
+
+# ---------------------------------------------------------------- LLMs: a real small model, in-process and served
+
+
+@pytest.fixture(scope="session")
+def small_gguf(tmp_path_factory) -> Path:
+    """The packaged Qwen2.5-Coder-0.5B GGUF, assembled from its part packages and verified by sha256."""
+    from backends.llm import SMALL_LLM, LLMError, resolve_gguf
+
+    try:
+        return resolve_gguf(SMALL_LLM, settings.home_dir() / "models")
+    except LLMError as exc:
+        pytest.fail(f"the small test LLM is missing ({exc}): scripts/setup.sh embed,llm,llm-small,dev")
+
+
+@pytest.fixture(scope="session")
+def small_llm(small_gguf: Path):
+    """The small model run in-process by llama-cpp-python (deterministic: temperature 0, fixed seed)."""
+    from backends.llm import SMALL_LLM, LlamaCppLLM
+
+    return LlamaCppLLM(small_gguf, name=SMALL_LLM, context=4096, threads=os.cpu_count())
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def llm_server(small_gguf: Path) -> Iterator[str]:
+    """``python -m llama_cpp.server`` serving the small model on loopback; yields its ``/v1`` base URL."""
+    import sys
+    import time
+
+    import requests
+
+    port = _free_port()
+    log = small_gguf.parent / f"llama-server-{port}.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(small_gguf), "--host", "127.0.0.1",
+             "--port", str(port), "--n_ctx", "4096", "--model_alias", "qwen-small"],
+            stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {process.returncode}: {log.read_text()[-2000:]}")
+            try:
+                if requests.get(f"{url}/models", timeout=2).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama_cpp.server did not answer within 120 s: {log.read_text()[-2000:]}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -82,3 +82,18 @@ def test_request_is_frozen() -> None:
     request = SearchRequest.from_query("bail")
     with pytest.raises(AttributeError):
         request.size = 5  # type: ignore[misc]
+
+
+def test_expansions_are_validated_and_imply_provisions() -> None:
+    request = SearchRequest.from_query("dowry death", expand="issues, Provisions")
+    assert request.expand == ("issues", "provisions") and request.provisions == 5
+    assert SearchRequest.from_query("dowry death", expand=["issues"], provisions=3).provisions == 3
+    assert SearchRequest.from_query("dowry death").expand == ()
+    with pytest.raises(BadValueError, match="expand takes issues, provisions, not 'synonyms'"):
+        SearchRequest.from_query("dowry death", expand="synonyms")
+    with pytest.raises(BadValueError, match="a filter-only search has nothing to expand"):
+        SearchRequest.from_query('cites:"(2017) 10 SCC 1"', expand="issues")
+    with pytest.raises(BadValueError, match="provisions must be between 0 and 50"):
+        SearchRequest.from_query("dowry death", provisions=51)
+    with pytest.raises(BadValueError, match="explain_top cannot be negative"):
+        SearchRequest.from_query("dowry death", explain_top=-1)

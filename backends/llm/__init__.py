@@ -1,0 +1,12 @@
+"""LLM clients behind one small interface (:class:`LLM`): an OpenAI-compatible HTTP client and an
+in-process llama-cpp-python backend, plus structured JSON output, prompt files and a response cache."""
+
+from backends.llm.base import LLM, LLMError, Message, Prompt, extract_json, generate_json, untrusted
+from backends.llm.cache import CachedLLM
+from backends.llm.http import OpenAICompatibleLLM
+from backends.llm.local import LlamaCppLLM
+from backends.llm.models import DEFAULT_LLM, SMALL_LLM, known_llms, resolve_gguf
+
+__all__ = ["DEFAULT_LLM", "LLM", "SMALL_LLM", "CachedLLM", "LLMError", "LlamaCppLLM", "Message",
+           "OpenAICompatibleLLM", "Prompt", "extract_json", "generate_json", "known_llms", "resolve_gguf",
+           "untrusted"]

@@ -1,0 +1,149 @@
+"""The one small interface every LLM backend meets, and the structured-output helper built on it.
+
+Callers ask for chat completions through :class:`LLM`; :func:`generate_json` adds what every structured
+task needs: the JSON Schema passed to the backend (llama.cpp turns it into a grammar, OpenAI-compatible
+servers into ``response_format``), then a local check with ``jsonschema`` and, when the check fails, one
+repair round that shows the model its output and the validation error. Small models do break JSON now and
+then; a task must never receive an object that does not match its schema.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from string import Template
+from typing import Any, Protocol, runtime_checkable
+
+import jsonschema
+
+
+class LLMError(RuntimeError):
+    """An LLM call failed (unreachable server, bad answer, output that could not be repaired)."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message; ``role`` is ``system``, ``user`` or ``assistant``."""
+
+    role: str
+    content: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model. ``name`` identifies the model (it keys caches); ``schema`` asks for JSON matching it."""
+
+    name: str
+
+    def chat(self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.0,
+             schema: dict[str, Any] | None = None) -> str: ...
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt file: a system part and a user part separated by a line ``---``, with ``$name`` fields."""
+
+    name: str
+    system: str
+    user: str
+
+    @classmethod
+    def load(cls, package: str, name: str) -> Prompt:
+        """Read ``<package>/prompts/<name>.txt`` (prompts live as files so they can be read and changed
+        without touching code)."""
+        text = resources.files(package).joinpath("prompts").joinpath(f"{name}.txt").read_text(encoding="utf-8")
+        system, sep, user = text.partition("\n---\n")
+        if not sep:
+            raise LLMError(f"prompt {package}/prompts/{name}.txt has no '---' line between system and user parts")
+        return cls(name, system.strip(), user.strip())
+
+    def messages(self, **fields: str) -> list[Message]:
+        """The chat messages with ``fields`` substituted; a missing field is an error, not a blank."""
+        try:
+            return [Message("system", Template(self.system).substitute(fields)),
+                    Message("user", Template(self.user).substitute(fields))]
+        except KeyError as exc:
+            raise LLMError(f"prompt {self.name} needs the field {exc.args[0]!r}") from None
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_TAG = re.compile(r"</?\s*[a-z_]{2,20}\s*>", re.I)
+# Sentences that address a model rather than state the law: dropped from untrusted text before a prompt.
+_INSTRUCTION = re.compile(
+    r"\b(ignore|disregard|forget|override)\b.{0,40}\b(instructions?|prompts?|rules|above|previous|prior)\b"
+    r"|^\W*(system|assistant|developer|user)\s*:"
+    r"|\byou are (now )?(an?|the) (ai|assistant|language model|chatbot)\b"
+    r"|\b(reply|respond|answer|output|say) only\b"
+    r"|\bnew instructions?\b",
+    re.I,
+)
+
+
+def untrusted(text: str, max_words: int) -> str:
+    """Text from a document or a user as a prompt may carry it: control characters and tag-like markers
+    (which could close the prompt's data block) removed, sentences that address a model (``ignore previous
+    instructions``, ``SYSTEM:``, ``reply only with``) dropped, whitespace folded, at most ``max_words`` words.
+    The prompt also says the block is data; this keeps the most common injections from reaching a small
+    model at all."""
+    text = _TAG.sub(" ", _CONTROL.sub(" ", text))
+    kept = [s for s in _SENTENCE_END.split(text) if not _INSTRUCTION.search(s)]
+    return " ".join(" ".join(kept).split()[:max_words])
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.S)
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value in a model's answer: the whole text, or the first ``{...}``/``[...]`` inside it
+    (models wrap JSON in code fences or a sentence of preamble)."""
+    stripped = _FENCE.sub("", text.strip())
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError:
+        pass
+    decoder = json.JSONDecoder()
+    for i, char in enumerate(stripped):
+        if char in "{[":
+            try:
+                return decoder.raw_decode(stripped[i:])[0]
+            except json.JSONDecodeError:
+                continue
+    raise ValueError("no JSON value found in the answer")
+
+
+def _problem(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
+    try:
+        value = extract_json(text)
+    except ValueError as exc:
+        return None, str(exc)
+    try:
+        jsonschema.validate(value, schema)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "the top level"
+        return value, f"at {where}: {exc.message}"
+    return value, None
+
+
+def generate_json(llm: LLM, messages: list[Message], schema: dict[str, Any], *, max_tokens: int = 256,
+                  repairs: int = 1) -> Any:
+    """Ask for JSON matching ``schema``; validate it; on failure ask ``repairs`` more times, showing the
+    model its answer and what is wrong. Raises :class:`LLMError` when no valid answer comes back."""
+    answer = llm.chat(messages, max_tokens=max_tokens, schema=schema)
+    value, problem = _problem(answer, schema)
+    for _ in range(repairs):
+        if problem is None:
+            break
+        advice = (f"That answer is not valid: {problem}. Reply again with only JSON matching this schema: "
+                  f"{json.dumps(schema)}")
+        repair = [*messages, Message("assistant", answer), Message("user", advice)]
+        answer = llm.chat(repair, max_tokens=max_tokens, schema=schema)
+        value, problem = _problem(answer, schema)
+    if problem is not None:
+        raise LLMError(f"{llm.name} gave no valid JSON ({problem}); answer began {answer[:120]!r}")
+    return value

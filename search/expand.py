@@ -1,0 +1,114 @@
+"""Query expansion by an LLM: legal issues and "parametric" provisions generated from a fact pattern.
+
+Two expansions from the AILA line of work. *Issues*: the model names three short legal issues the facts
+raise; each becomes an extra query with the same filters, and the result lists are fused by RRF, so a
+long fact pattern is also searched by the points of law it raises. *Parametric provisions*: the model
+writes, in statutory language, the provisions it believes apply; each is used as a separate query for
+provision retrieval, which matches statute text far better than a story does.
+
+An expansion never breaks a search: with no LLM, or when the model fails or answers off-schema after its
+repair round, the search runs unexpanded and the :class:`Expansion` says why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
+
+MAX_FACT_WORDS = 350  # a 1.5B model on 2 cores reads ~70 tokens/s: keep the prompt to a few seconds
+ISSUE_COUNT = 3
+PROVISION_COUNT = 3
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+ISSUES_SCHEMA = {
+    "type": "object",
+    "properties": {"issues": {"type": "array", "minItems": 1, "maxItems": ISSUE_COUNT,
+                              "items": {"type": "string", "minLength": 3, "maxLength": 200}}},
+    "required": ["issues"],
+}
+PROVISIONS_SCHEMA = {
+    "type": "object",
+    "properties": {"provisions": {
+        "type": "array", "minItems": 1, "maxItems": PROVISION_COUNT,
+        "items": {"type": "object",
+                  "properties": {"act": {"type": "string", "minLength": 2, "maxLength": 120},
+                                 "section": {"type": "string", "minLength": 1, "maxLength": 40},
+                                 "text": {"type": "string", "minLength": 10, "maxLength": 600}},
+                  "required": ["act", "section", "text"]}}},
+    "required": ["provisions"],
+}
+
+
+@dataclass(frozen=True)
+class ParametricProvision:
+    """A provision as the LLM believes it reads; a query, never shown as the law."""
+
+    act: str
+    section: str
+    text: str
+
+    @property
+    def query(self) -> str:
+        return f"{self.act} section {self.section}: {self.text}"
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What the LLM added to a search, and why nothing was added when it was asked for but failed."""
+
+    issues: tuple[str, ...] = ()
+    provisions: tuple[ParametricProvision, ...] = ()
+    model: str | None = None
+    note: str | None = None
+
+
+def fact_pattern(text: str, max_words: int = MAX_FACT_WORDS) -> str:
+    """The facts as the prompt gets them (:func:`backends.llm.untrusted`): no tags that could close the
+    ``<facts>`` block, no sentences addressed to the model, cut to ``max_words`` words."""
+    return untrusted(text, max_words)
+
+
+def _clean(value: str) -> str:
+    return " ".join(_CONTROL.sub(" ", value).split())
+
+
+def legal_issues(llm: LLM, facts: str, count: int = ISSUE_COUNT) -> tuple[str, ...]:
+    """``count`` short legal-issue phrases for ``facts`` (distinct, non-empty). Raises LLMError."""
+    messages = Prompt.load("search", "legal_issues").messages(facts=fact_pattern(facts), count=str(count))
+    answer = generate_json(llm, messages, ISSUES_SCHEMA, max_tokens=160)
+    issues = [_clean(issue) for issue in answer["issues"]]
+    return tuple(dict.fromkeys(i for i in issues if i))[:count]
+
+
+def parametric_provisions(llm: LLM, facts: str, count: int = PROVISION_COUNT) -> tuple[ParametricProvision, ...]:
+    """Up to ``count`` statute-like provisions the LLM believes apply to ``facts``. Raises LLMError."""
+    messages = Prompt.load("search", "parametric_provisions").messages(facts=fact_pattern(facts),
+                                                                       count=str(count))
+    answer = generate_json(llm, messages, PROVISIONS_SCHEMA, max_tokens=400)
+    provisions = [ParametricProvision(_clean(p["act"]), _clean(p["section"]), _clean(p["text"]))
+                  for p in answer["provisions"]]
+    return tuple(p for p in provisions if p.act and p.text)[:count]
+
+
+def expand(llm: LLM | None, facts: str, *, issues: bool, provisions: bool) -> Expansion:
+    """The expansions asked for; falls back to none (with a note) when there is no LLM or it fails."""
+    if not (issues or provisions):
+        return Expansion()
+    if llm is None:
+        return Expansion(note="no LLM configured: searched without expansion")
+    found_issues: tuple[str, ...] = ()
+    found_provisions: tuple[ParametricProvision, ...] = ()
+    notes = []
+    if issues:
+        try:
+            found_issues = legal_issues(llm, facts)
+        except LLMError as exc:
+            notes.append(f"issue expansion failed: {exc}")
+    if provisions:
+        try:
+            found_provisions = parametric_provisions(llm, facts)
+        except LLMError as exc:
+            notes.append(f"provision expansion failed: {exc}")
+    return Expansion(found_issues, found_provisions, llm.name, "; ".join(notes) or None)

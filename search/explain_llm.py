@@ -1,0 +1,110 @@
+"""One-line explanations written by an LLM (AQgR style), checked against the hit before they are shown.
+
+The model sees the query and the judgment's record: title, summary fields (facts, legal issues, reasoning),
+cited provisions and the best passage. The record is wrapped in ``<judgment>`` tags that the text cannot
+close, cut to a few hundred words, and the system prompt says it is data: a judgment that contains
+"ignore previous instructions" is quoted, not obeyed.
+
+Every answer is checked before use (:func:`grounding_problem`): each quotation must occur in the record,
+and each citation or provision it names must be one the judgment cites or contains. An answer that fails
+the check, or a model that fails, gives way to the extractive explanation, with a note saying why. The
+answers are cached by the LLM wrapper (:class:`backends.llm.CachedLLM`), so a hit is explained once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
+from indexer.citations import extract_citations
+from search.explain import ROLE_LABELS, Explanation
+
+FIELD_WORDS = 120
+EXPLAIN_SCHEMA = {
+    "type": "object",
+    "properties": {"reason": {"type": "string", "minLength": 10, "maxLength": 400}},
+    "required": ["reason"],
+}
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{3,})[\"\u201d]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+MAX_WORDS = 50
+_NOT_WORD = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class HitRecord:
+    """What the LLM may use to explain a hit, and all that its answer may quote or cite."""
+
+    title: str
+    facts: str
+    legal_issues: tuple[str, ...]
+    reasoning: str
+    cited_provisions: tuple[str, ...]
+    cited_judgments: tuple[str, ...]
+    role: str
+    passage: str
+
+    @property
+    def text(self) -> str:
+        return "\n".join([self.title, self.facts, *self.legal_issues, self.reasoning, self.passage])
+
+
+def _data(text: str, words: int = FIELD_WORDS) -> str:
+    """Record text as the prompt carries it (:func:`backends.llm.untrusted`)."""
+    return untrusted(text, words)
+
+
+def one_line(reason: str, max_words: int = MAX_WORDS) -> str:
+    """The model's answer as one line: its first sentence, at most ``max_words`` words (a grammar-bounded
+    answer can stop mid-sentence; a longer one is cut at a word with an ellipsis)."""
+    first = _SENTENCE_END.split(" ".join(reason.split()), maxsplit=1)[0]
+    words = first.split()
+    return first if len(words) <= max_words else " ".join(words[:max_words]) + "…"
+
+
+def _folded(text: str) -> str:
+    return " " + _NOT_WORD.sub(" ", text.lower()).strip() + " "
+
+
+def grounding_problem(reason: str, record: HitRecord) -> str | None:
+    """Why ``reason`` is not grounded in ``record`` (None when it is): a quotation not found in the record
+    (compared without case, punctuation or spacing), or a citation the judgment neither cites nor contains."""
+    source = _folded(record.text)
+    for quoted in _QUOTED.findall(reason):
+        if _folded(quoted).strip() and _folded(quoted) not in source:
+            return f"the quotation \u201c{quoted[:80]}\u201d is not in the judgment"
+    known = set(record.cited_provisions) | set(record.cited_judgments)
+    known |= {c.normalized for c in extract_citations(record.text)}
+    for citation in extract_citations(reason):
+        if citation.kind in ("provision", "judgment") and citation.normalized not in known:
+            return f"it cites {citation.text!r}, which the judgment does not"
+    return None
+
+
+def llm_explain(llm: LLM, query: str, record: HitRecord, fallback: Explanation) -> Explanation:
+    """An LLM explanation of ``record`` for ``query`` when it passes the grounding check, else ``fallback``
+    (the extractive one) with a note saying what went wrong."""
+    messages = Prompt.load("search", "explain_hit").messages(
+        query=_data(query, 200), title=_data(record.title, 40), facts=_data(record.facts),
+        issues=_data("; ".join(record.legal_issues)), reasoning=_data(record.reasoning),
+        provisions=_data(", ".join(record.cited_provisions), 60) or "none",
+        role=ROLE_LABELS.get(record.role, record.role), passage=_data(record.passage))
+    try:
+        reason = one_line(generate_json(llm, messages, EXPLAIN_SCHEMA, max_tokens=120)["reason"])
+    except LLMError as exc:
+        return replace(fallback, note=f"LLM explanation failed: {exc}")
+    problem = grounding_problem(reason, record)
+    if problem is not None:
+        return replace(fallback, note=f"LLM explanation rejected: {problem}")
+    return replace(fallback, text=reason, method=f"llm:{llm.name}")
+
+
+def hit_record(info: dict, role: str, passage: str) -> HitRecord:
+    """A :class:`HitRecord` from a ``judgments`` source (``info``) and the hit's best passage."""
+    summary = info.get("summary") or {}
+    issues: Sequence[str] = summary.get("legal_issues") or ()
+    return HitRecord(info.get("title") or "", summary.get("facts") or "", tuple(issues),
+                     summary.get("reasoning") or "", tuple(info.get("cited_provisions") or ()),
+                     tuple(info.get("cited_judgments") or ()), role, passage)

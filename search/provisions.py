@@ -1,0 +1,85 @@
+"""Provision retrieval: statute sections that match a fact pattern or the LLM's parametric provisions.
+
+Each query text runs as BM25 (title, text, act name) and k-NN over the ``provisions`` index; the two lists
+are fused by min-max (as for chunks) and, when there are several queries (one per parametric provision,
+or the user's text when no LLM is configured), the per-query lists are fused again by RRF, which needs no
+score calibration across queries. Each hit says which queries found it.
+
+The texts are plain strings (user text or LLM output): they reach OpenSearch only as the value of a
+``multi_match``, never as query syntax, and are cut to ``MAX_WORDS`` words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from opensearchpy import OpenSearch
+
+from search.fusion import FusionMethod, fuse
+
+MAX_WORDS = 300
+PROVISION_TEXT_FIELDS = ["title^2", "text", "act.text"]
+_SOURCE = ["provision_id", "act", "section", "citation", "title", "text"]
+
+
+class Encoder(Protocol):
+    def encode(self, texts: list[str], **kwargs: Any) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class ProvisionHit:
+    """A statute provision that matched, with the query texts that found it (by number, from 0)."""
+
+    provision_id: str
+    score: float
+    act: str | None
+    section: str | None
+    citation: str | None
+    title: str | None
+    text: str
+    matched_by: tuple[int, ...]
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split()[:MAX_WORDS])
+
+
+def provision_bm25_body(text: str, size: int) -> dict[str, Any]:
+    """BM25 over provision title, text and act name, for plain ``text``."""
+    return {"size": size, "_source": _SOURCE,
+            "query": {"multi_match": {"query": _words(text), "fields": PROVISION_TEXT_FIELDS}}}
+
+
+def provision_knn_body(vector: Sequence[float], size: int) -> dict[str, Any]:
+    """k-NN over provision vectors."""
+    return {"size": size, "_source": _SOURCE, "query": {"knn": {"vector": {"vector": list(vector), "k": size}}}}
+
+
+def find_provisions(client: OpenSearch, index: str, encoder: Encoder, texts: Sequence[str],
+                    size: int = 5, candidates: int = 20) -> tuple[ProvisionHit, ...]:
+    """The ``size`` best provisions for ``texts`` (each a separate query), fused as described above."""
+    texts = [t for t in (_words(t) for t in texts) if t]
+    if not texts:
+        return ()
+    vectors = np.asarray(encoder.encode(list(texts), normalize_embeddings=True))
+    per_query: list[list[tuple[str, float]]] = []
+    sources: dict[str, dict[str, Any]] = {}
+    for text, vector in zip(texts, vectors, strict=True):
+        lists = []
+        for body in (provision_bm25_body(text, candidates), provision_knn_body(vector.tolist(), candidates)):
+            hits = client.search(index=index, body=body)["hits"]["hits"]
+            sources.update({h["_id"]: h["_source"] for h in hits})
+            lists.append([(h["_id"], float(h["_score"] or 0.0)) for h in hits])
+        per_query.append([(hit.id, hit.score) for hit in fuse(lists, FusionMethod.MINMAX)])
+    ranked = per_query[0] if len(per_query) == 1 else [(hit.id, hit.score) for hit in fuse(per_query, FusionMethod.RRF)]
+    results = []
+    for doc_id, score in ranked[:size]:
+        source = sources[doc_id]
+        matched = tuple(n for n, hits in enumerate(per_query) if any(h[0] == doc_id for h in hits))
+        results.append(ProvisionHit(source.get("provision_id", doc_id), round(score, 6), source.get("act"),
+                                    source.get("section"), source.get("citation"), source.get("title"),
+                                    source.get("text") or "", matched))
+    return tuple(results)
