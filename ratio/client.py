@@ -13,10 +13,13 @@ from typing import Any
 
 import mappings
 from backends.encoders import DEFAULT_ENCODER, Encoder, load_encoder
+from backends.llm import LLM
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
 from ratio import settings
+from ratio.llm import open_llm
 from search.execute import Searcher, SearchResult
 from search.explain import Explanation, explain
+from search.explain_llm import HitRecord, llm_explain
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker, Reranker
 
@@ -52,7 +55,7 @@ class Client:
 
     def __init__(self, url: str | None = None, *, user: str | None = None, password: str | None = None,
                  verify_certs: bool = True, prefix: str = "ratio", encoder: str | Encoder = DEFAULT_ENCODER,
-                 reranker: str | Reranker | None = None) -> None:
+                 reranker: str | Reranker | None = None, llm: LLM | settings.LLMSettings | None = None) -> None:
         if url is None:
             url = LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven").url
             if url is None:
@@ -61,14 +64,16 @@ class Client:
         self.layout = IndexLayout(prefix)
         self._encoder = encoder
         self._reranker = reranker
+        self._llm = llm
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Client:
-        """A client configured like the CLI (``OPENSEARCH_URL``, ``RATIO_INDEX_PREFIX``, ...)."""
+        """A client configured like the CLI (``OPENSEARCH_URL``, ``RATIO_INDEX_PREFIX``, ``RATIO_LLM``, ...)."""
         env = settings.Environment.read()
         options: dict[str, Any] = {"url": env.opensearch_url, "user": env.opensearch_user,
                                    "password": env.opensearch_password,
-                                   "verify_certs": env.opensearch_verify_certs, "prefix": env.index_prefix}
+                                   "verify_certs": env.opensearch_verify_certs, "prefix": env.index_prefix,
+                                   "llm": settings.LLMSettings.read()}
         return cls(**{**options, **overrides})
 
     @cached_property
@@ -90,11 +95,19 @@ class Client:
         return self._reranker or BiEncoderRescorer(self.encoder)
 
     @cached_property
+    def llm(self) -> LLM | None:
+        """The LLM for expansion and explanations (None: the non-LLM paths); loaded on first use."""
+        if isinstance(self._llm, settings.LLMSettings):
+            return open_llm(self._llm)
+        return self._llm
+
+    @cached_property
     def searcher(self) -> Searcher:
-        return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker)
+        return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker, llm=self.llm)
 
     def search(self, query: str, **options: Any) -> SearchResult:
-        """Search with Ratio's query syntax; ``options`` are those of ``SearchRequest.from_query``."""
+        """Search with Ratio's query syntax; ``options`` are those of ``SearchRequest.from_query``
+        (``expand="issues,provisions"``, ``explain=True``, ``provisions=5``, ``rerank=True``, ...)."""
         return self.searcher.search(SearchRequest.from_query(query, **options))
 
     def facets(self, query: str, **options: Any) -> dict[str, Any]:
@@ -108,7 +121,8 @@ class Client:
         return JudgmentRecord.from_source(source)
 
     def explain(self, query: str, judgment_id: str, **options: Any) -> Explanation:
-        """Why ``judgment_id`` matches ``query``: its best passage for the query, explained extractively."""
+        """Why ``judgment_id`` matches ``query``, from its best passage for the query: by the LLM when one is
+        configured (generated on demand, cached, checked against the judgment), else extractively."""
         request = SearchRequest.from_query(query, **options)
         body = {"size": 1, "query": {"bool": {"must": [{"match": {"text": request.semantic_text or query}}],
                                               "filter": [{"term": {"judgment_id": judgment_id}}]}},
@@ -116,7 +130,14 @@ class Client:
         hits = self.client.search(index=self.aliases["chunks"], body=body)["hits"]["hits"]
         record = self.judgment(judgment_id)
         passage = hits[0]["_source"] if hits else {"role": "none", "text": record.text[:2000]}
-        return explain(request.semantic_text or query, passage["role"], passage["text"],
-                       statutes=request.filters.statutes, cites=request.filters.cites,
-                       cited_provisions=record.cited_provisions, cited_judgments=record.cited_judgments,
-                       legal_issues=record.summary.get("legal_issues") or ())
+        text = request.semantic_text or query
+        extractive = explain(text, passage["role"], passage["text"], statutes=request.filters.statutes,
+                             cites=request.filters.cites, cited_provisions=record.cited_provisions,
+                             cited_judgments=record.cited_judgments,
+                             legal_issues=record.summary.get("legal_issues") or ())
+        if self.llm is None:
+            return extractive
+        hit = HitRecord(record.title or "", record.summary.get("facts") or "",
+                        tuple(record.summary.get("legal_issues") or ()), record.summary.get("reasoning") or "",
+                        record.cited_provisions, record.cited_judgments, passage["role"], passage["text"])
+        return llm_explain(self.llm, text, hit, extractive)
