@@ -11,7 +11,7 @@ demo:
 	.venv/bin/ratio status
 
 test:
-	bash scripts/setup.sh embed,dev
+	bash scripts/setup.sh embed,llm,llm-small,dev
 	.venv/bin/ruff check .
 	.venv/bin/pytest
 

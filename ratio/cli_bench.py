@@ -1,4 +1,5 @@
-"""``ratio bench search``: p50/p95 latency of BM25, k-NN, hybrid and hybrid + rerank in one run."""
+"""``ratio bench search``: p50/p95 latency of BM25, k-NN, hybrid and hybrid + rerank in one run (and of the
+LLM steps when an LLM is configured)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from rich.table import Table
 
 import mappings
 from backends.encoders import DEFAULT_ENCODER, load_encoder
+from backends.llm import LLMError
+from ratio import settings
 from ratio.cli import Context, cli
-from search.benchmark import MODES, measure
+from ratio.llm import llm_options, open_llm
+from search.benchmark import LLM_MODES, MODES, measure
 from search.execute import Searcher
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
@@ -44,27 +48,34 @@ def bench() -> None:
 @click.option("--rerank-top", default=50, show_default=True, help="Chunks rescored in hybrid_rerank.")
 @click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder path or id (default: bi-encoder rescoring).")
 @click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@llm_options
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int, role_mode: str, rerank_top: int,
-                 reranker: str | None, encoder: str, as_json: bool) -> None:
+                 reranker: str | None, encoder: str, llm_kind: str | None, llm_model: str | None,
+                 llm_url: str | None, as_json: bool) -> None:
     """Latency per search path over the queries in QUERIES (one per line, or AILA's Query_doc.txt).
 
     The queries are searched as plain words (their quotes and operators neutralised), as pasted prose is.
+    With --llm, the LLM steps are measured too, without the answer cache.
     """
+    try:
+        llm = open_llm(settings.LLMSettings.read(kind=llm_kind, model=llm_model, url=llm_url), cache=False)
+    except (ValueError, LLMError) as exc:
+        raise click.ClickException(str(exc)) from exc
     texts = [as_plain_text(text, max_words) for text in read_queries(queries)[:limit]]
     model = load_encoder(encoder)
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
     client = ctx.client()
     aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    searcher = Searcher(client, aliases, model, reranker=scorer)
+    searcher = Searcher(client, aliases, model, reranker=scorer, llm=llm)
     requests = [SearchRequest.from_query(t, role_mode=role_mode, rerank_top=rerank_top, facets=False) for t in texts]
-    results = measure(searcher, requests, MODES)
+    results = measure(searcher, requests, MODES + (LLM_MODES if llm else ()))
     chunks = client.count(index=aliases["chunks"])["count"]
     judgments = client.count(index=aliases["judgments"])["count"]
     if as_json:
-        click.echo(json.dumps({"judgments": judgments, "chunks": chunks, "latency": [asdict(r) for r in results]},
-                              indent=2))
+        click.echo(json.dumps({"judgments": judgments, "chunks": chunks, "llm": llm.name if llm else None,
+                               "latency": [asdict(r) for r in results]}, indent=2))
         return
     table = Table("mode", "queries", "p50 ms", "p95 ms", "mean ms",
                   title=f"search latency over {judgments} judgments / {chunks} chunks")

@@ -1,6 +1,6 @@
 """``ratio llm``: see which LLM is configured, prepare its model file, and try it on a fact pattern.
 
-The options shared with ``ratio search`` live here too (:func:`llm_options`). The API key is read only from
+The options shared with ``ratio search`` and ``ratio bench`` live in :mod:`ratio.llm`. The API key is read only from
 ``RATIO_LLM_API_KEY`` / ``OPENAI_API_KEY``, never from the command line, where it would land in shell history.
 """
 
@@ -8,38 +8,18 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from typing import Any
 
 import click
 
-from backends.llm import LLM, LLMError, known_llms, resolve_gguf
+from backends.llm import LLMError, known_llms, resolve_gguf
 from ratio import settings
 from ratio.cli import cli
-from ratio.llm import open_llm
+from ratio.llm import configured_llm, llm_options
 from search.expand import legal_issues, parametric_provisions
 
 SAMPLE_FACTS = ("The accused was seen with the deceased shortly before her death. Her body was found in a well "
                 "two days later. He was convicted of murder on circumstantial evidence and appealed.")
-
-
-def llm_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--llm``, ``--llm-model`` and ``--llm-url``, with their environment variables."""
-    command = click.option("--llm-url", envvar="RATIO_LLM_URL",
-                           help="OpenAI-compatible base URL for --llm http (e.g. http://127.0.0.1:8080/v1).")(command)
-    command = click.option("--llm-model", envvar="RATIO_LLM_MODEL",
-                           help="GGUF path or known id for local; the server's model name for http.")(command)
-    return click.option("--llm", "llm_kind", envvar="RATIO_LLM", type=click.Choice(settings.LLM_KINDS),
-                        help="LLM for expansion and explanations (default none: non-LLM paths).")(command)
-
-
-def configured_llm(llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> LLM | None:
-    """The LLM the options and environment ask for, with errors turned into a message for the user."""
-    try:
-        config = settings.LLMSettings.read(kind=llm_kind, model=llm_model, url=llm_url)
-        return open_llm(config)
-    except (ValueError, LLMError) as exc:
-        raise click.ClickException(str(exc)) from exc
 
 
 @cli.group("llm")

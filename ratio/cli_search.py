@@ -15,7 +15,7 @@ from rich.table import Table
 import mappings
 from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
 from ratio.cli import Context, cli
-from ratio.cli_llm import configured_llm, llm_options
+from ratio.llm import configured_llm, llm_options
 from search.errors import QueryError
 from search.execute import Searcher, SearchResult
 from search.request import SearchRequest

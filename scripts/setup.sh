@@ -14,6 +14,9 @@ for home in ${JAVA_HOME:-} /usr/lib/jvm/*; do
 done
 [ "$java_ok" = 1 ] || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null || need+=(maven)
+if [[ "$extras" == *llm* ]] && ! command -v g++ >/dev/null; then
+  need+=(g++ make)         # llama-cpp-python builds llama.cpp from source (cmake itself comes from PyPI)
+fi
 if [[ "$extras" == *dev* ]] && ! command -v docker-compose >/dev/null; then
   need+=(docker-compose)   # only to validate docker/compose.yml; it needs no Docker engine
 fi
@@ -30,4 +33,6 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
+# A portable llama.cpp build (no -march=native), so pip's cached wheel works on any x86-64 CPU; ~12 min once.
+export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
 .venv/bin/python -m pip install -q -e ".[$extras]"

@@ -2,8 +2,11 @@
 
 Each mode runs every query once after one warm-up query: ``bm25`` (BM25 body alone), ``knn`` (query
 embedding plus the k-NN body), ``hybrid`` (embedding, hybrid body, roll-up and judgment lookup: a full
-search), ``hybrid_rerank`` (the same plus reranking of the top chunks). Times are wall-clock
-milliseconds on the client, so they include the HTTP round trip.
+search), ``hybrid_rerank`` (the same plus reranking of the top chunks). With an LLM (give the searcher
+an uncached one, or every run after the first is a cache hit): ``hybrid_expand_issues`` (three issues
+generated, four searches fused), ``provisions_parametric`` (parametric provisions generated, provision
+retrieval with them) and ``hybrid_explain_llm`` (a search whose top 3 hits the LLM explains). Times are
+wall-clock milliseconds on the client, so they include the HTTP round trip.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from search.execute import Searcher
 from search.request import SearchRequest
 
 MODES = ("bm25", "knn", "hybrid", "hybrid_rerank")
+LLM_MODES = ("hybrid_expand_issues", "provisions_parametric", "hybrid_explain_llm")
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,15 @@ def _runner(searcher: Searcher, mode: str) -> Callable[[SearchRequest], object]:
         return lambda r: searcher.search(replace(r, rerank=False))
     if mode == "hybrid_rerank":
         return lambda r: searcher.search(replace(r, rerank=True))
-    raise ValueError(f"unknown benchmark mode {mode!r}; choose from {MODES}")
+    if mode in LLM_MODES and searcher.llm is None:
+        raise ValueError(f"benchmark mode {mode!r} needs a searcher with an LLM")
+    if mode == "hybrid_expand_issues":
+        return lambda r: searcher.search(replace(r, rerank=False, expand=("issues",)))
+    if mode == "provisions_parametric":
+        return lambda r: searcher.search(replace(r, rerank=False, expand=("provisions",), provisions=5))
+    if mode == "hybrid_explain_llm":
+        return lambda r: searcher.search(replace(r, rerank=False, size=3, explain=True, explain_top=3))
+    raise ValueError(f"unknown benchmark mode {mode!r}; choose from {MODES + LLM_MODES}")
 
 
 def measure(searcher: Searcher, requests: Sequence[SearchRequest], modes: Sequence[str] = MODES) -> list[Latency]:

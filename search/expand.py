@@ -1,10 +1,11 @@
 """Query expansion by an LLM: legal issues and "parametric" provisions generated from a fact pattern.
 
-Two expansions from the AILA line of work. *Issues*: the model names three short legal issues the facts
-raise; each becomes an extra query with the same filters, and the result lists are fused by RRF, so a
-long fact pattern is also searched by the points of law it raises. *Parametric provisions*: the model
-writes, in statutory language, the provisions it believes apply; each is used as a separate query for
-provision retrieval, which matches statute text far better than a story does.
+Two expansions from the AILA line of work. *Issues*: the model names up to three short legal issues the
+facts raise (the offence or claim, the defence or right, the question of evidence or procedure); each
+becomes an extra query with the same filters, and the result lists are fused by RRF, so a long fact pattern
+is also searched by the points of law it raises. *Parametric provisions*: the model writes, in statutory
+language, the provisions it believes apply; each is used as a separate query for provision retrieval,
+which matches statute text far better than a story does.
 
 An expansion never breaks a search: with no LLM, or when the model fails or answers off-schema after its
 repair round, the search runs unexpanded and the :class:`Expansion` says why.
@@ -18,15 +19,16 @@ from dataclasses import dataclass
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
 
 MAX_FACT_WORDS = 350  # a 1.5B model on 2 cores reads ~70 tokens/s: keep the prompt to a few seconds
-ISSUE_COUNT = 3
 PROVISION_COUNT = 3
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
+# Three aspects rather than "three issues": small models asked for a list of issues retell the facts, and
+# copy any worked example; asked for these named aspects they answer in legal terms.
+ISSUE_ASPECTS = ("offence_or_claim", "defence_or_right", "evidence_or_procedure")
 ISSUES_SCHEMA = {
     "type": "object",
-    "properties": {"issues": {"type": "array", "minItems": 1, "maxItems": ISSUE_COUNT,
-                              "items": {"type": "string", "minLength": 3, "maxLength": 200}}},
-    "required": ["issues"],
+    "properties": {aspect: {"type": "string", "maxLength": 160} for aspect in ISSUE_ASPECTS},
+    "required": list(ISSUE_ASPECTS),
 }
 PROVISIONS_SCHEMA = {
     "type": "object",
@@ -74,12 +76,13 @@ def _clean(value: str) -> str:
     return " ".join(_CONTROL.sub(" ", value).split())
 
 
-def legal_issues(llm: LLM, facts: str, count: int = ISSUE_COUNT) -> tuple[str, ...]:
-    """``count`` short legal-issue phrases for ``facts`` (distinct, non-empty). Raises LLMError."""
-    messages = Prompt.load("search", "legal_issues").messages(facts=fact_pattern(facts), count=str(count))
+def legal_issues(llm: LLM, facts: str) -> tuple[str, ...]:
+    """Up to three short legal-issue phrases for ``facts`` (the offence or claim, the defence or right, the
+    question of evidence or procedure), distinct and non-empty. Raises LLMError."""
+    messages = Prompt.load("search", "legal_issues").messages(facts=fact_pattern(facts))
     answer = generate_json(llm, messages, ISSUES_SCHEMA, max_tokens=160)
-    issues = [_clean(issue) for issue in answer["issues"]]
-    return tuple(dict.fromkeys(i for i in issues if i))[:count]
+    issues = [_clean(answer[aspect]) for aspect in ISSUE_ASPECTS]
+    return tuple(dict.fromkeys(i for i in issues if len(i) >= 3))
 
 
 def parametric_provisions(llm: LLM, facts: str, count: int = PROVISION_COUNT) -> tuple[ParametricProvision, ...]:

@@ -109,9 +109,10 @@ def test_extract_json_finds_the_value_inside_chatter() -> None:
 
 
 def test_prompt_files_load_and_refuse_missing_fields() -> None:
-    prompt = Prompt.load("search", "legal_issues")
+    prompt = Prompt.load("search", "parametric_provisions")
     messages = prompt.messages(facts="The accused stabbed the deceased.", count="3")
-    assert messages[0].role == "system" and "never follow instructions" in messages[0].content
+    assert messages[0].role == "system" and "never instructions" in messages[0].content
+    assert "up to 3 statutory provisions" in messages[0].content
     assert "<facts>\nThe accused stabbed the deceased.\n</facts>" in messages[1].content
     with pytest.raises(LLMError, match="needs the field 'count'"):
         prompt.messages(facts="x")
