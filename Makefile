@@ -11,7 +11,7 @@ demo:
 	.venv/bin/ratio status
 
 test:
-	bash scripts/setup.sh embed,llm,llm-small,dev
+	bash scripts/setup.sh embed,llm,llm-small,eval,dev
 	.venv/bin/ruff check .
 	.venv/bin/pytest
 

@@ -5,8 +5,9 @@ queries (and, escaped, of a ``wildcard`` on judge names), never as query DSL or 
 
 Bodies (chunks index unless said otherwise):
 
-* Bodies with a text query ask for highlights (:data:`HIGHLIGHT`): the sentences of each chunk that carry
-  the matched words. k-NN has no words to highlight.
+* :func:`highlight_body` -- the sentences of the shown chunks that carry the query's words
+  (:data:`HIGHLIGHT`). Highlighting is a second, small request over the page's passages only: asking for
+  it in the main request would highlight every candidate and double the BM25 time.
 * :func:`hybrid_body` -- ``hybrid`` at the top level, BM25 first and k-NN second (the pipeline's weights
   follow this order), the same filters inside both; run with ``?search_pipeline=``.
 * :func:`bm25_body`, :func:`knn_body` -- the two halves alone, same filters, for client-side fusion
@@ -36,8 +37,8 @@ from search.syntax import AnyOf, Clauses, Filters, Node, Phrase, Term
 
 __all__ = [
     "CHUNK_FIELDS", "HIGHLIGHT", "SUMMARY_FIELDS", "TextFields", "bm25_body", "bm25_query", "facet_aggregations",
-    "filter_clauses", "hybrid_body", "judgment_summary_body", "knn_body", "knn_query", "role_filter_count_body",
-    "text_query",
+    "filter_clauses", "highlight_body", "hybrid_body", "judgment_summary_body", "knn_body", "knn_query",
+    "role_filter_count_body", "text_query",
 ]
 
 Body = dict[str, Any]
@@ -203,10 +204,8 @@ def knn_query(request: SearchRequest, vector: list[float]) -> Body:
     return {"knn": {VECTOR_FIELD: knn}}
 
 
-def _page(request: SearchRequest, body: Body, facets: bool = True, highlight: bool = True) -> Body:
+def _page(request: SearchRequest, body: Body, facets: bool = True) -> Body:
     body = {"size": request.candidates, "_source": {"excludes": SOURCE_EXCLUDES}, **body}
-    if highlight and request.query is not None:
-        body["highlight"] = HIGHLIGHT
     if request.search_after is not None:
         body["sort"] = [{"_score": "desc"}, {"chunk_id": "asc"}]
         body["search_after"] = list(request.search_after)
@@ -235,7 +234,16 @@ def bm25_body(request: SearchRequest) -> Body:
 def knn_body(request: SearchRequest, vector: list[float]) -> Body:
     """k-NN alone, with the same filters (and role filter): the other list for client-side fusion. No
     facets here: over k neighbours they would count a fixed-size sample, not the matches."""
-    return _page(request, {"query": knn_query(request, vector)}, facets=False, highlight=False)
+    return _page(request, {"query": knn_query(request, vector)}, facets=False)
+
+
+def highlight_body(request: SearchRequest, chunk_ids: list[str]) -> Body:
+    """Highlights of the chunks ``chunk_ids`` for the request's text query (no scores, no sources)."""
+    if request.query is None:
+        raise QueryError("a filter-only search has no words to highlight")
+    return {"size": len(chunk_ids), "_source": False,
+            "query": {"bool": {"must": [text_query(request.query)], "filter": [{"ids": {"values": chunk_ids}}]}},
+            "highlight": HIGHLIGHT}
 
 
 def role_filter_count_body(request: SearchRequest) -> Body:

@@ -23,7 +23,7 @@ import numpy as np
 from opensearchpy import OpenSearch
 
 from backends.llm import LLM
-from search.builders import bm25_body, hybrid_body, knn_body, role_filter_count_body
+from search.builders import bm25_body, highlight_body, hybrid_body, knn_body, role_filter_count_body
 from search.expand import Expansion, expand
 from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
@@ -118,9 +118,14 @@ class Searcher:
         return np.asarray(self.encoder.encode([request.semantic_text], normalize_embeddings=True))[0].tolist()
 
     def _hits(self, response: dict[str, Any]) -> list[tuple[str, float, dict[str, Any]]]:
-        return [(h["_id"], float(h["_score"] or 0.0),
-                 {**h["_source"], "_highlights": tuple(h.get("highlight", {}).get("text", ()))})
-                for h in response["hits"]["hits"]]
+        return [(h["_id"], float(h["_score"] or 0.0), h["_source"]) for h in response["hits"]["hits"]]
+
+    def highlights(self, request: SearchRequest, chunk_ids: list[str]) -> dict[str, tuple[str, ...]]:
+        """Highlighted sentences of the given chunks for the request's words (one small request)."""
+        if not chunk_ids or request.query is None or not request.highlight:
+            return {}
+        response = self.client.search(index=self.aliases["chunks"], body=highlight_body(request, chunk_ids))
+        return {h["_id"]: tuple(h.get("highlight", {}).get("text", ())) for h in response["hits"]["hits"]}
 
     def chunks(self, request: SearchRequest) -> tuple[list[tuple[str, float, dict[str, Any]]], str, dict]:
         """Fused chunk hits in score order, how they were fused, and the raw aggregations."""
@@ -192,12 +197,13 @@ class Searcher:
             docs = self.client.mget(index=self.aliases["judgments"], body={"ids": [jid for jid, _ in page]},
                                     params={"_source_includes": _JUDGMENT_FIELDS})["docs"]
             meta = {d["_id"]: d.get("_source", {}) for d in docs if d.get("found")}
+        marked = self.highlights(request, [cid for _, group in page for cid, _, _ in group])
         hits = []
         explain_started = time.perf_counter()
         for rank, (judgment_id, group) in enumerate(page):
             info = meta.get(judgment_id, {})
             passages = tuple(Passage(cid, src["role"], score, src["text"], src["char_start"], src["char_end"],
-                                     src.get("_highlights", ()))
+                                     marked.get(cid, ()))
                              for cid, score, src in group)
             explanation = self._explain(request, rank, info, passages[0]) if request.explain else None
             hits.append(JudgmentHit(judgment_id, passages[0].score, info.get("title"), info.get("court"),

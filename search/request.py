@@ -95,6 +95,7 @@ class SearchRequest:
     expand: tuple[str, ...] = ()
     provisions: int = 0
     facets: bool = True
+    highlight: bool = True
 
     def __post_init__(self) -> None:
         if not 1 <= self.size <= MAX_SIZE:
@@ -173,6 +174,7 @@ class SearchRequest:
         expand: str | Sequence[str] = (),
         provisions: int = 0,
         facets: bool = True,
+        highlight: bool = True,
         classify: bool = True,
     ) -> SearchRequest:
         """Parse ``text``, normalise explicit options the same way as fielded filters, merge both, classify
@@ -210,6 +212,7 @@ class SearchRequest:
             weights=tuple(weights), rank_constant=rank_constant, role_boost=role_boost,  # type: ignore[arg-type]
             rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
             expand=expansions, provisions=provisions or (5 if "provisions" in expansions else 0), facets=facets,
+            highlight=highlight,
         )
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from search.builders import (
     bm25_body,
+    highlight_body,
     hybrid_body,
     judgment_summary_body,
     knn_body,
@@ -63,6 +64,8 @@ CASES = {
     "bm25_filter_only": lambda: bm25_body(SearchRequest.from_query('cites:"AIR 1973 SC 1461"', facets=False)),
     "judgment_summary": lambda: judgment_summary_body(
         SearchRequest.from_query(f'"dying declaration" murder {FILTERS}', page=2)),
+    "highlight": lambda: highlight_body(
+        SearchRequest.from_query('"dying declaration" murder -suicide'), ["C1:3", "C7:0"]),
 }
 
 

@@ -1,0 +1,125 @@
+"""``ratio eval``: score named search configurations on a benchmark's queries and qrels, and report.
+
+Benchmarks are names for a queries file and a qrels file under a data folder (``--data``, default
+``../shared/data``); ``--queries`` and ``--qrels`` replace either, so another qrels file for the same
+queries needs no code. Queries without relevance judgments are skipped and counted.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+import mappings
+from backends.encoders import DEFAULT_ENCODER, load_encoder
+from ratio.cli import Context, cli
+from ratio.llm import configured_llm, llm_options
+from search.evaluate import Evaluation, evaluate, judged, ranked_run, read_qrels, read_queries, write_report
+from search.evaluate.systems import CONFIGS, Runner, filter_safety
+from search.execute import Searcher
+from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+
+BENCHMARKS = {
+    "aila-precedents": ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_priorcases.txt", "judgments"),
+    "aila-statutes": ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_statutes.txt", "provisions"),
+    "irled": ("fire2017-irled-precedent/Current_Cases", "fire2017-irled-precedent/irled-qrel.txt", "judgments"),
+}
+
+
+@cli.group("eval")
+def eval_group() -> None:
+    """Retrieval quality on benchmarks with relevance judgments."""
+
+
+@eval_group.command("configs")
+def configs_command() -> None:
+    """List the named configurations."""
+    for config in CONFIGS.values():
+        needs = ", ".join(n for n, on in (("LLM", config.llm), ("reranker", config.reranker)) if on)
+        click.echo(f"{config.name:24} {config.task:10} {config.description}{f' (needs {needs})' if needs else ''}")
+
+
+@eval_group.command("run")
+@click.argument("benchmark", type=click.Choice(sorted(BENCHMARKS)))
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=Path("../shared/data"),
+              show_default=True, help="Folder holding the benchmark datasets.")
+@click.option("--queries", "queries_path", type=click.Path(exists=True, path_type=Path), help="Queries instead.")
+@click.option("--qrels", "qrels_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Qrels instead.")
+@click.option("--config", "configs", multiple=True, help="Configuration (repeatable; default: all that can run).")
+@click.option("--baseline", help="Configuration the others are tested against (default: the first).")
+@click.option("--limit", type=int, help="Only the first N judged queries.")
+@click.option("--max-words", default=300, show_default=True, help="Cut each query to N words.")
+@click.option("--candidates", default=1000, show_default=True, help="Chunks fetched per sub-query.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
+@click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder for hybrid_rerank (default: bi-encoder).")
+@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@llm_options
+@click.pass_obj
+def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | None, qrels_path: Path | None,
+                configs: tuple[str, ...], baseline: str | None, limit: int | None, max_words: int, candidates: int,
+                out: Path, reranker: str | None, encoder: str, llm_kind: str | None, llm_model: str | None,
+                llm_url: str | None) -> None:
+    """Run CONFIGs on BENCHMARK, score them (MAP, P@10, Bpref, MRR, nDCG@10, R@100, R@1000), test each
+    against the baseline, and write report.md, report.json and per_query_ap.png into --out."""
+    default_queries, default_qrels, task = BENCHMARKS[benchmark]
+    queries_path = queries_path or data / default_queries
+    qrels_path = qrels_path or data / default_qrels
+    queries, skipped = judged(read_queries(queries_path), read_qrels(qrels_path))
+    queries = queries[:limit]
+    qrels = read_qrels(qrels_path)
+    model = load_encoder(encoder)
+    llm = configured_llm(llm_kind, llm_model, llm_url)
+    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
+    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    searcher = Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm)
+    runner = Runner(searcher, max_words=max_words, candidates=candidates)
+    names = list(configs) or [c.name for c in CONFIGS.values()
+                              if c.task == task and (llm or not c.llm)]
+    try:
+        chosen = [runner.check(name) for name in names]
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if any(c.task != task for c in chosen):
+        raise click.ClickException(f"{benchmark} ranks {task}; these configurations rank something else: "
+                                   f"{', '.join(c.name for c in chosen if c.task != task)}")
+    results: list[tuple[str, dict, Evaluation]] = []
+    for config in chosen:
+        started = time.perf_counter()
+        rankings = {}
+        for query in queries:
+            rankings[query.qid] = runner.rank(config.name, query.text)
+        seconds = time.perf_counter() - started
+        evaluation = evaluate(ranked_run(rankings), qrels)
+        options = {"description": config.description, "seconds": round(seconds, 1), "max_words": max_words,
+                   "candidates": candidates, "llm": llm.name if (llm and config.llm) else None}
+        results.append((config.name, options, evaluation))
+        click.echo(f"{config.name:24} MAP {evaluation.mean['MAP']:.4f}  P@10 {evaluation.mean['P@10']:.4f}  "
+                   f"R@100 {evaluation.mean['R@100']:.4f}  ({seconds:.0f} s)", err=True)
+    notes = [f"{len(queries)} judged queries; {len(skipped)} skipped without relevance judgments: "
+             f"{', '.join(skipped) or 'none'}.",
+             "No parameter was tuned on these queries: the configurations use the search layer's defaults."]
+    if task == "judgments":
+        safety = filter_safety(searcher, queries, qrels, max_words=max_words)
+        notes.append(f"Filter safety (role mode 'filter' with the intent's roles): of {safety['relevant']} relevant "
+                     f"judgments over {safety['queries']} queries, {safety['unreachable']} ({safety['share']:.1%}) "
+                     f"have no chunk in those roles, so filter mode can never return them; {safety['lexical']} "
+                     f"({safety['lexical_share']:.1%}) have no chunk in those roles matching the query's words, "
+                     f"so only k-NN can reach them ({safety['no_match']} match the query's words in no chunk).")
+    info = {"benchmark": benchmark, "queries": str(queries_path), "qrels": str(qrels_path), "task": task,
+            "index prefix": ctx.prefix, "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])}
+    files = write_report(out, f"{benchmark}: {len(queries)} queries", info, results, baseline or chosen[0].name,
+                         notes)
+    table = Table("configuration", *results[0][2].measures, title=f"{benchmark} ({len(queries)} queries)")
+    for name, _, evaluation in results:
+        table.add_row(name, *(f"{evaluation.mean[m]:.4f}" for m in evaluation.measures))
+    Console().print(table)
+    for note in notes:
+        click.echo(note)
+    click.echo(f"report: {files.markdown}")

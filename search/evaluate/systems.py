@@ -1,0 +1,198 @@
+"""Named search configurations for evaluation and ablations, run through the product's own Searcher.
+
+Each configuration turns a query text into a ranked list of judgment ids (precedent tasks) or provision ids
+(the statute task). They differ in one design choice at a time, so an ablation table reads directly:
+
+* retrieval: ``bm25`` / ``knn`` / ``hybrid`` (min-max 0.7/0.3) / ``hybrid_rrf`` over role chunks;
+* roles: ``hybrid`` has them off; ``hybrid_boost`` and ``hybrid_filter`` use the intent's roles;
+* query side: ``issues_only`` (the LLM's issues, each searched, RRF) and ``facts_issues`` (both);
+* document side: ``fulltext_bm25`` (whole judgment text) and ``summary_bm25`` (summary fields) against
+  the chunk configurations;
+* ``hybrid_rerank``: the top chunks rescored (the configured reranker);
+* statutes: ``provisions_bm25`` / ``provisions_knn`` / ``provisions`` (both, fused) with the query text,
+  ``provisions_parametric`` (the LLM's provisions as queries) and ``provisions_both``.
+
+Chunk rankings roll up to judgments exactly as in search (a judgment scores as its best chunk) but over all
+candidates rather than one page. Queries are searched as plain words cut to ``max_words``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from search.builders import TextFields, bm25_body, judgment_summary_body, knn_body, text_query
+from search.execute import Searcher, roll_up
+from search.expand import legal_issues, parametric_provisions
+from search.fusion import FusionMethod, fuse
+from search.provisions import find_provisions, provision_bm25_body, provision_knn_body
+from search.request import SearchRequest
+from search.rerank import rerank
+from search.syntax import as_plain_text
+
+FULLTEXT_FIELDS = TextFields(words=("text",), phrases=("text.exact",))
+
+
+@dataclass(frozen=True)
+class Config:
+    """One named configuration: its task (``judgments`` or ``provisions``), what it changes, and whether it
+    needs an LLM or a reranker."""
+
+    name: str
+    task: str
+    description: str
+    llm: bool = False
+    reranker: bool = False
+
+
+CONFIGS: dict[str, Config] = {c.name: c for c in (
+    Config("bm25", "judgments", "BM25 over role chunks, roles off"),
+    Config("knn", "judgments", "k-NN over chunk vectors, roles off"),
+    Config("hybrid", "judgments", "BM25 + k-NN, min-max 0.7/0.3, roles off"),
+    Config("hybrid_rrf", "judgments", "BM25 + k-NN, RRF, roles off"),
+    Config("hybrid_boost", "judgments", "hybrid, intent's roles boosted"),
+    Config("hybrid_filter", "judgments", "hybrid, only the intent's roles"),
+    Config("hybrid_rerank", "judgments", "hybrid, top 50 chunks reranked", reranker=True),
+    Config("issues_only", "judgments", "hybrid over the LLM's issues only (RRF)", llm=True),
+    Config("facts_issues", "judgments", "hybrid over the facts and the LLM's issues (RRF)", llm=True),
+    Config("fulltext_bm25", "judgments", "BM25 over whole judgment texts"),
+    Config("summary_bm25", "judgments", "BM25 over the judgments' summary fields"),
+    Config("provisions_bm25", "provisions", "BM25 over provisions, query text"),
+    Config("provisions_knn", "provisions", "k-NN over provisions, query text"),
+    Config("provisions", "provisions", "BM25 + k-NN over provisions (min-max), query text"),
+    Config("provisions_parametric", "provisions", "provisions retrieved by the LLM's parametric provisions",
+           llm=True),
+    Config("provisions_both", "provisions", "query text and parametric provisions, RRF", llm=True),
+)}
+
+
+class Runner:
+    """Ranks queries under the named configurations with one :class:`Searcher` (and its LLM/reranker)."""
+
+    def __init__(self, searcher: Searcher, *, max_words: int = 300, candidates: int = 1000, depth: int = 1000,
+                 rerank_top: int = 50) -> None:
+        self.searcher = searcher
+        self.max_words = max_words
+        self.candidates = candidates
+        self.depth = depth
+        self.rerank_top = rerank_top
+        self._issues: dict[str, tuple[str, ...]] = {}
+        self._provisions: dict[str, tuple[str, ...]] = {}
+
+    def check(self, name: str) -> Config:
+        """The configuration ``name``, if this runner can run it; a ValueError saying why not otherwise."""
+        config = CONFIGS.get(name)
+        if config is None:
+            raise ValueError(f"unknown configuration {name!r}; known: {', '.join(CONFIGS)}")
+        if config.llm and self.searcher.llm is None:
+            raise ValueError(f"configuration {name!r} needs an LLM (--llm local or --llm http)")
+        if config.reranker and self.searcher.reranker is None:
+            raise ValueError(f"configuration {name!r} needs a reranker")
+        return config
+
+    def request(self, text: str, **options: Any) -> SearchRequest:
+        return SearchRequest.from_query(as_plain_text(text, self.max_words), candidates=self.candidates,
+                                        facets=False, highlight=False, **options)
+
+    def issues(self, text: str) -> tuple[str, ...]:
+        if text not in self._issues:
+            self._issues[text] = legal_issues(self.searcher.llm, as_plain_text(text, self.max_words))
+        return self._issues[text]
+
+    def parametric(self, text: str) -> tuple[str, ...]:
+        if text not in self._provisions:
+            found = parametric_provisions(self.searcher.llm, as_plain_text(text, self.max_words))
+            self._provisions[text] = tuple(p.query for p in found)
+        return self._provisions[text]
+
+    def _ids(self, body: dict[str, Any], index: str) -> list[str]:
+        body = {**body, "size": self.depth, "_source": False}
+        body.pop("aggs", None)
+        body.pop("highlight", None)
+        return [h["_id"] for h in self.searcher.client.search(index=index, body=body)["hits"]["hits"]]
+
+    def _judgments(self, chunks: list) -> list[str]:
+        return [judgment_id for judgment_id, _ in roll_up(chunks, passages=1)][: self.depth]
+
+    def rank(self, name: str, text: str) -> list[str]:
+        """Document ids for ``text`` under configuration ``name``, best first."""
+        self.check(name)
+        s = self.searcher
+        off = self.request(text, role_mode="off")
+        if name in ("bm25", "knn"):
+            body = dict(bm25_body(off) if name == "bm25" else knn_body(off, s.vector(off)))
+            body.pop("highlight", None)
+            body.pop("aggs", None)
+            return self._judgments(s._hits(s.client.search(index=s.aliases["chunks"], body=body)))
+        if name in ("hybrid", "hybrid_rrf", "hybrid_rerank"):
+            request = replace(off, fusion=FusionMethod.RRF) if name == "hybrid_rrf" else off
+            chunks = s.chunks(request)[0]
+            if name == "hybrid_rerank":
+                chunks = rerank(request.semantic_text, chunks, s.reranker, self.rerank_top)[0]
+            return self._judgments(chunks)
+        if name == "hybrid_boost":
+            return self._judgments(s.chunks(self.request(text, role_mode="boost"))[0])
+        if name == "hybrid_filter":
+            roles = off.intent.roles if off.intent else ()
+            request = self.request(text, role_mode="filter", roles=roles) if roles else off
+            return self._judgments(s.chunks(request)[0])
+        if name == "facts_issues":
+            return self._judgments(s.expanded_chunks(off, self.issues(text))[0])
+        if name == "issues_only":
+            lists = [s.chunks(self.request(issue, role_mode="off"))[0] for issue in self.issues(text)]
+            sources = {cid: src for found in lists for cid, _, src in found}
+            fused = fuse([[(cid, score) for cid, score, _ in found] for found in lists], FusionMethod.RRF)
+            return self._judgments([(h.id, h.score, sources[h.id]) for h in fused])
+        if name == "fulltext_bm25":
+            body = {"query": text_query(off.query, FULLTEXT_FIELDS)}
+            return self._ids(body, s.aliases["judgments"])
+        if name == "summary_bm25":
+            return self._ids(judgment_summary_body(off), s.aliases["judgments"])
+        return self._rank_provisions(name, text, off)
+
+    def _rank_provisions(self, name: str, text: str, request: SearchRequest) -> list[str]:
+        s, index, plain = self.searcher, self.searcher.aliases["provisions"], request.semantic_text
+        if name == "provisions_bm25":
+            return self._ids(provision_bm25_body(plain, self.depth), index)
+        if name == "provisions_knn":
+            return self._ids(provision_knn_body(s.vector(request), self.depth), index)
+        parametric = list(self.parametric(text)) if name != "provisions" else []
+        texts = parametric if name == "provisions_parametric" else [plain, *parametric]
+        hits = find_provisions(s.client, index, s.encoder, texts or [plain], size=self.depth, candidates=self.depth)
+        return [hit.provision_id for hit in hits]
+
+
+def filter_safety(searcher: Searcher, queries: list, qrels: dict[str, dict[str, int]],
+                  max_words: int = 300) -> dict[str, Any]:
+    """What role mode ``filter`` can never return: over every query and its relevant judgments, how many
+    judgments have no chunk at all in the intent's roles (``unreachable``: neither BM25 nor k-NN can reach
+    them), and how many have no chunk in those roles that matches the query's words (``lexical``: only
+    k-NN could). ``no_match`` counts relevant judgments with no chunk matching the query's words at all.
+    One aggregation request per query."""
+    totals = {"relevant": 0, "unreachable": 0, "lexical": 0, "no_match": 0, "queries": 0}
+    per_query = {}
+    for query in queries:
+        relevant = [doc for doc, rel in qrels.get(query.qid, {}).items() if rel > 0]
+        request = SearchRequest.from_query(as_plain_text(query.text, max_words), role_mode="off")
+        roles = list(request.intent.roles) if request.intent else []
+        if not relevant or not roles:
+            continue
+        by_role = {"terms": {"field": "judgment_id", "size": len(relevant)},
+                   "aggs": {"allowed": {"filter": {"terms": {"role": roles}}}}}
+        body = {"size": 0, "query": {"terms": {"judgment_id": relevant}},
+                "aggs": {"all": by_role,
+                         "matching": {"filter": text_query(request.query), "aggs": {"judgments": by_role}}}}
+        aggs = searcher.client.search(index=searcher.aliases["chunks"], body=body)["aggregations"]
+        allowed_any = {b["key"] for b in aggs["all"]["buckets"] if b["allowed"]["doc_count"] > 0}
+        matching = {b["key"]: b["allowed"]["doc_count"] for b in aggs["matching"]["judgments"]["buckets"]}
+        row = {"roles": roles, "relevant": len(relevant),
+               "unreachable": sum(1 for doc in relevant if doc not in allowed_any),
+               "lexical": sum(1 for doc in relevant if matching.get(doc, 0) == 0),
+               "no_match": sum(1 for doc in relevant if doc not in matching)}
+        per_query[query.qid] = row
+        totals["queries"] += 1
+        for key in ("relevant", "unreachable", "lexical", "no_match"):
+            totals[key] += row[key]
+    totals["share"] = totals["unreachable"] / totals["relevant"] if totals["relevant"] else 0.0
+    totals["lexical_share"] = totals["lexical"] / totals["relevant"] if totals["relevant"] else 0.0
+    return {**totals, "per_query": per_query}

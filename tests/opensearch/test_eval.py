@@ -1,0 +1,82 @@
+"""The evaluation runner and ``ratio eval run`` on the sample judgments, with a small hand-made qrels."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from opensearchpy import OpenSearch
+
+from search.evaluate import Query, evaluate, ranked_run
+from search.evaluate.systems import CONFIGS, Runner, filter_safety
+from search.execute import Searcher
+from search.rerank import BiEncoderRescorer
+
+QUERIES = [Query("Q1", "detention of a foreigner under the Foreigners (Internment) Order"),
+           Query("Q2", "a public servant entrusted with property dishonestly misappropriated it")]
+QRELS = {"Q1": {"C1": 1, "C11": 0}, "Q2": {"C7": 1}}
+
+
+@pytest.fixture(scope="module")
+def runner(client: OpenSearch, aliases, encoder) -> Runner:
+    return Runner(Searcher(client, aliases, encoder, reranker=BiEncoderRescorer(encoder)), candidates=200)
+
+
+@pytest.mark.parametrize("name", [c.name for c in CONFIGS.values() if c.task == "judgments" and not c.llm])
+def test_every_judgment_configuration_ranks_sample_judgments(runner: Runner, name: str) -> None:
+    ranked = runner.rank(name, QUERIES[0].text)
+    assert ranked and len(ranked) == len(set(ranked)) and all(doc.startswith("C") for doc in ranked)
+    assert "C1" in ranked[:5]
+
+
+def test_scores_runs_and_statute_configurations(runner: Runner) -> None:
+    run = ranked_run({q.qid: runner.rank("hybrid", q.text) for q in QUERIES})
+    evaluation = evaluate(run, QRELS)
+    assert evaluation.mean["MAP"] > 0.5 and evaluation.per_query["Q1"]["MRR"] == 1.0
+    provisions = runner.rank("provisions", "criminal breach of trust by a public servant entrusted with property")
+    assert provisions[0] == "S52" and len(provisions) == 18
+    with pytest.raises(ValueError, match="needs an LLM"):
+        runner.rank("issues_only", QUERIES[0].text)
+    with pytest.raises(ValueError, match="unknown configuration"):
+        runner.check("bm42")
+
+
+def test_filter_safety_counts_what_filter_mode_cannot_return(runner: Runner) -> None:
+    reasoning = [Query("Q1", "reasoning on detention of a foreigner under the Foreigners (Internment) Order"),
+                 Query("Q2", "ratio of the decision on a public servant who dishonestly misappropriated property"),
+                 Query("Q3", "detention of a foreigner")]  # no role in its intent: not counted
+    safety = filter_safety(runner.searcher, reasoning, {**QRELS, "Q3": {"C1": 1}})
+    assert safety["relevant"] == 2 and safety["queries"] == 2
+    assert safety["per_query"]["Q1"]["roles"] == ["ratio", "analysis"]
+    assert 0 <= safety["unreachable"] <= safety["lexical"] <= 2
+    assert safety["no_match"] <= safety["lexical"]
+    assert set(safety["per_query"]) == {"Q1", "Q2"}
+    counts = runner.searcher.client.search(index=runner.searcher.aliases["chunks"], body={
+        "size": 0, "query": {"bool": {"filter": [{"term": {"judgment_id": "C1"}},
+                                                 {"terms": {"role": ["ratio", "analysis"]}}]}}})
+    has_reasoning = counts["hits"]["total"]["value"] > 0
+    assert safety["per_query"]["Q1"]["unreachable"] == (0 if has_reasoning else 1)
+
+
+def test_eval_command_writes_the_report(opensearch_settings, aliases, tmp_path) -> None:
+    from ratio.cli import cli
+
+    queries = tmp_path / "queries.txt"
+    queries.write_text("".join(f"{q.qid}||{q.text}\n" for q in QUERIES) + "Q3||no judgments for this one\n")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{qid} Q0 {doc} {rel}\n" for qid, docs in QRELS.items() for doc, rel in docs.items()))
+    prefix = aliases["chunks"].removesuffix("-chunks")
+    args = ["--url", opensearch_settings.url, "--prefix", prefix, "eval", "run", "aila-precedents", "--queries",
+            str(queries), "--qrels", str(qrels), "--config", "bm25", "--config", "hybrid", "--out",
+            str(tmp_path / "report"), "--candidates", "200"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert (tmp_path / "report" / "per_query_ap.png").read_bytes()[:4] == b"\x89PNG"
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "| bm25 (baseline) |" in markdown and "| hybrid |" in markdown
+    assert "skipped without relevance judgments: Q3" in markdown
+    assert "Filter safety" in markdown and json.dumps(report)
+    statutes = CliRunner().invoke(cli, [*args[:-4], "--config", "provisions", "--out", str(tmp_path / "x")])
+    assert statutes.exit_code != 0 and "ranks judgments" in statutes.output
