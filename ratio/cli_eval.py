@@ -55,6 +55,9 @@ def configs_command() -> None:
 @click.option("--config", "configs", multiple=True, help="Configuration (repeatable; default: all that can run).")
 @click.option("--baseline", help="Configuration the others are tested against (default: the first).")
 @click.option("--limit", type=int, help="Only the first N judged queries.")
+@click.option("--half", type=click.Choice(["odd", "even"]),
+              help="Only the judged queries at odd (1st, 3rd, ...) or even positions: choose on one half, report "
+                   "on the other, so nothing reported was tuned on.")
 @click.option("--max-words", default=300, show_default=True, help="Cut each query to N words.")
 @click.option("--candidates", default=1000, show_default=True, help="Chunks fetched per sub-query.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
@@ -63,7 +66,8 @@ def configs_command() -> None:
 @llm_options
 @click.pass_obj
 def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | None, qrels_path: Path | None,
-                configs: tuple[str, ...], baseline: str | None, limit: int | None, max_words: int, candidates: int,
+                configs: tuple[str, ...], baseline: str | None, limit: int | None, half: str | None, max_words: int,
+                candidates: int,
                 out: Path, reranker: str | None, encoder: str, llm_kind: str | None, llm_model: str | None,
                 llm_url: str | None) -> None:
     """Run CONFIGs on BENCHMARK, score them (MAP, P@10, Bpref, MRR, nDCG@10, R@100, R@1000), test each
@@ -72,6 +76,8 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     queries_path = queries_path or data / default_queries
     qrels_path = qrels_path or data / default_qrels
     queries, skipped = judged(read_queries(queries_path), read_qrels(qrels_path))
+    if half:
+        queries = queries[0 if half == "odd" else 1::2]
     queries = queries[:limit]
     qrels = read_qrels(qrels_path)
     model = load_encoder(encoder)
@@ -112,7 +118,7 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
                      f"have no chunk in those roles, so filter mode can never return them; {safety['lexical']} "
                      f"({safety['lexical_share']:.1%}) have no chunk in those roles matching the query's words, "
                      f"so only k-NN can reach them ({safety['no_match']} match the query's words in no chunk).")
-    info = {"benchmark": benchmark, "queries": str(queries_path), "qrels": str(qrels_path), "task": task,
+    info = {"benchmark": benchmark, "half": half or "all", "queries": str(queries_path), "qrels": str(qrels_path), "task": task,
             "index prefix": ctx.prefix, "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])}
     files = write_report(out, f"{benchmark}: {len(queries)} queries", info, results, baseline or chosen[0].name,
                          notes)

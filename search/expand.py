@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
 
+_EMPTY = re.compile(r"^\W*(none|nil|n/?a|not applicable|unknown|no\b.*)\W*$", re.I)
+_MARKER = re.compile(r"^\(?[a-z0-9]{1,4}[).]$", re.I)
 MAX_FACT_WORDS = 350  # a 1.5B model on 2 cores reads ~70 tokens/s: keep the prompt to a few seconds
 PROVISION_COUNT = 3
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -37,7 +39,7 @@ PROVISIONS_SCHEMA = {
         "items": {"type": "object",
                   "properties": {"act": {"type": "string", "minLength": 2, "maxLength": 120},
                                  "section": {"type": "string", "minLength": 1, "maxLength": 40},
-                                 "text": {"type": "string", "minLength": 10, "maxLength": 600}},
+                                 "text": {"type": "string", "minLength": 10, "maxLength": 320}},
                   "required": ["act", "section", "text"]}}},
     "required": ["provisions"],
 }
@@ -82,7 +84,7 @@ def legal_issues(llm: LLM, facts: str) -> tuple[str, ...]:
     messages = Prompt.load("search", "legal_issues").messages(facts=fact_pattern(facts))
     answer = generate_json(llm, messages, ISSUES_SCHEMA, max_tokens=160)
     issues = [_clean(answer[aspect]) for aspect in ISSUE_ASPECTS]
-    return tuple(dict.fromkeys(i for i in issues if len(i) >= 3))
+    return tuple(dict.fromkeys(i for i in issues if len(i) >= 3 and not _EMPTY.match(i)))
 
 
 def parametric_provisions(llm: LLM, facts: str, count: int = PROVISION_COUNT) -> tuple[ParametricProvision, ...]:
@@ -90,9 +92,24 @@ def parametric_provisions(llm: LLM, facts: str, count: int = PROVISION_COUNT) ->
     messages = Prompt.load("search", "parametric_provisions").messages(facts=fact_pattern(facts),
                                                                        count=str(count))
     answer = generate_json(llm, messages, PROVISIONS_SCHEMA, max_tokens=400)
-    provisions = [ParametricProvision(_clean(p["act"]), _clean(p["section"]), _clean(p["text"]))
+    provisions = [ParametricProvision(_clean(p["act"]), _clean(p["section"]), _unloop(_clean(p["text"])))
                   for p in answer["provisions"]]
-    return tuple(p for p in provisions if p.act and p.text)[:count]
+    unique = {p.text.lower(): p for p in provisions if p.act and p.text}  # the same text twice: one query
+    return tuple(unique.values())[:count]
+
+
+def _unloop(text: str) -> str:
+    """Cut a text where a small model starts repeating itself (a phrase of 3 words seen before; list
+    markers such as "(b)" do not count as words)."""
+    words = text.split()
+    kept = [i for i, w in enumerate(words) if not _MARKER.match(w)]
+    seen: set[tuple[str, ...]] = set()
+    for n in range(len(kept) - 2):
+        gram = tuple(words[i].lower().strip(";,.()") for i in kept[n:n + 3])
+        if gram in seen:
+            return " ".join(words[:kept[n]]).rstrip(";,( ")
+        seen.add(gram)
+    return text
 
 
 def expand(llm: LLM | None, facts: str, *, issues: bool, provisions: bool) -> Expansion:

@@ -49,6 +49,12 @@ def _stems(text: str) -> set[str]:
     return {w.lower()[:6] for w in _WORD.findall(text) if w.lower() not in _STOP}
 
 
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` that carry meaning, folded like :func:`best_sentence` compares them (lower case,
+    stopwords out, cut to 6 letters)."""
+    return _stems(text)
+
+
 def best_sentence(query: str, passage: str) -> str:
     """The passage sentence sharing most query words (the first on a tie), whitespace-normalised."""
     wanted = _stems(query)

@@ -6,7 +6,8 @@ close, cut to a few hundred words, and the system prompt says it is data: a judg
 "ignore previous instructions" is quoted, not obeyed.
 
 Every answer is checked before use (:func:`grounding_problem`): each quotation must occur in the record,
-and each citation or provision it names must be one the judgment cites or contains. An answer that fails
+each citation or provision it names must be one the judgment cites or contains, and no word of the query
+may be put in the judgment's mouth unless the record has it. An answer that fails
 the check, or a model that fails, gives way to the extractive explanation, with a note saying why. The
 answers are cached by the LLM wrapper (:class:`backends.llm.CachedLLM`), so a hit is explained once.
 """
@@ -19,7 +20,8 @@ from dataclasses import dataclass, replace
 
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
 from indexer.citations import extract_citations
-from search.explain import ROLE_LABELS, Explanation
+from indexer.sentences import split
+from search.explain import ROLE_LABELS, Explanation, content_words
 
 FIELD_WORDS = 120
 EXPLAIN_SCHEMA = {
@@ -28,7 +30,6 @@ EXPLAIN_SCHEMA = {
     "required": ["reason"],
 }
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{3,})[\"\u201d]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 MAX_WORDS = 50
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -57,9 +58,12 @@ def _data(text: str, words: int = FIELD_WORDS) -> str:
 
 
 def one_line(reason: str, max_words: int = MAX_WORDS) -> str:
-    """The model's answer as one line: its first sentence, at most ``max_words`` words (a grammar-bounded
-    answer can stop mid-sentence; a longer one is cut at a word with an ellipsis)."""
-    first = _SENTENCE_END.split(" ".join(reason.split()), maxsplit=1)[0]
+    """The model's answer as one line: its first sentence by the legal splitter (which knows "P.W. 8",
+    "Dr." and "s. 304B"), at most ``max_words`` words (a grammar-bounded answer can stop mid-sentence; a
+    longer one is cut at a word with an ellipsis)."""
+    folded = " ".join(reason.split())
+    sentences = split(folded)
+    first = sentences[0].text if sentences else folded
     words = first.split()
     return first if len(words) <= max_words else " ".join(words[:max_words]) + "…"
 
@@ -68,10 +72,15 @@ def _folded(text: str) -> str:
     return " " + _NOT_WORD.sub(" ", text.lower()).strip() + " "
 
 
-def grounding_problem(reason: str, record: HitRecord) -> str | None:
+def grounding_problem(reason: str, record: HitRecord, query: str = "") -> str | None:
     """Why ``reason`` is not grounded in ``record`` (None when it is): a quotation not found in the record
-    (compared without case, punctuation or spacing), or a citation the judgment neither cites nor contains."""
+    (compared without case, punctuation or spacing), a citation the judgment neither cites nor contains, or
+    a word of the query that the record does not contain (a small model likes to say "the judgment
+    discusses <the query>": that attributes the query to the judgment, whatever it says)."""
     source = _folded(record.text)
+    borrowed = sorted((content_words(reason) & content_words(query)) - content_words(record.text))
+    if borrowed:
+        return f"it attributes {', '.join(map(repr, borrowed[:3]))} from the query to a judgment that lacks it"
     for quoted in _QUOTED.findall(reason):
         if _folded(quoted).strip() and _folded(quoted) not in source:
             return f"the quotation \u201c{quoted[:80]}\u201d is not in the judgment"
@@ -95,7 +104,7 @@ def llm_explain(llm: LLM, query: str, record: HitRecord, fallback: Explanation) 
         reason = one_line(generate_json(llm, messages, EXPLAIN_SCHEMA, max_tokens=120)["reason"])
     except LLMError as exc:
         return replace(fallback, note=f"LLM explanation failed: {exc}")
-    problem = grounding_problem(reason, record)
+    problem = grounding_problem(reason, record, query)
     if problem is not None:
         return replace(fallback, note=f"LLM explanation rejected: {problem}")
     return replace(fallback, text=reason, method=f"llm:{llm.name}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from backends.llm import LLMError, Message, untrusted
-from search.expand import Expansion, expand, fact_pattern, legal_issues, parametric_provisions
+from search.expand import _EMPTY, Expansion, _unloop, expand, fact_pattern, legal_issues, parametric_provisions
 from search.explain import explain
 from search.explain_llm import HitRecord, grounding_problem, llm_explain, one_line
 
@@ -81,6 +81,16 @@ def test_grounding_check_rejects_invented_quotes_and_citations() -> None:
     assert "quotation" in grounding_problem('It says "the accused must be acquitted".', RECORD)
     assert "cites" in grounding_problem("It applies section 302 IPC to the death.", RECORD)
     assert "cites" in grounding_problem("It follows (2017) 10 SCC 1.", RECORD)
+    query = "bail cancellation in a dowry death case"
+    assert grounding_problem("It holds that cruelty soon before death raises a presumption.", RECORD, query) is None
+    assert "'bail'" in grounding_problem("It discusses bail cancellation in a dowry death.", RECORD, query)
+
+
+def test_expansion_output_is_cleaned() -> None:
+    looped = "Whoever commits murder shall be punished; (a) murder by negligence; (b) murder by negligence; (c) x"
+    assert _unloop(looped) == "Whoever commits murder shall be punished; (a) murder by negligence; (b)"
+    assert _unloop("No person shall be deprived of his life.") == "No person shall be deprived of his life."
+    assert [bool(_EMPTY.match(v)) for v in ("None", "N/A", "not applicable.", "Assault")] == [True] * 3 + [False]
 
 
 def test_llm_explanation_is_grounded_or_falls_back(small_llm) -> None:
