@@ -120,7 +120,8 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
                      f"so only k-NN can reach them ({safety['no_match']} match the query's words in no "
                      f"chunk).")
     info = {"benchmark": benchmark, "half": half or "all", "queries": str(queries_path), "qrels": str(qrels_path),
-            "task": task, "index prefix": ctx.prefix, "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])}
+            "task": task, "index prefix": ctx.prefix,
+            "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])}
     files = write_report(out, f"{benchmark}: {len(queries)} queries", info, results, baseline or chosen[0].name,
                          notes)
     table = Table("configuration", *results[0][2].measures, title=f"{benchmark} ({len(queries)} queries)")
