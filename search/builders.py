@@ -65,6 +65,7 @@ HIGHLIGHT: Body = {
     "fields": {"text": {"type": "unified", "boundary_scanner": "sentence", "fragment_size": 250,
                         "number_of_fragments": 3}},
 }
+MAX_CLAUSES = 1024  # indices.query.bool.max_clause_count's default
 VECTOR_FIELD = "vector"
 SOURCE_EXCLUDES = ["vector"]
 FACET_SIZE = 20
@@ -73,6 +74,12 @@ FACET_SIZE = 20
 # ---------------------------------------------------------------- text
 
 def _words(words: list[str], fields: TextFields) -> Body:
+    """Ranked words over one field (``match``) or several (``multi_match``). A multi-field query makes one
+    clause per word per field, and OpenSearch refuses more than ``MAX_CLAUSES``: past that, the first distinct
+    words are kept (a pasted fact pattern against six summary fields would otherwise fail outright)."""
+    limit = MAX_CLAUSES // len(fields.words)
+    if len(words) > limit:
+        words = list(dict.fromkeys(w.lower() for w in words))[:limit]
     query = " ".join(words)
     if len(fields.words) == 1:
         return {"match": {fields.words[0]: {"query": query}}}

@@ -57,6 +57,8 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("facts_issues", "judgments", "hybrid over the facts and the LLM's issues (RRF)", llm=True),
     Config("fulltext_bm25", "judgments", "BM25 over whole judgment texts"),
     Config("summary_bm25", "judgments", "BM25 over the judgments' summary fields"),
+    Config("hybrid_fulltext", "judgments", "hybrid chunk roll-up and whole-text BM25, fused by RRF"),
+    Config("bm25_fulltext", "judgments", "BM25 chunk roll-up and whole-text BM25, fused by RRF"),
     Config("provisions_bm25", "provisions", "BM25 over provisions, query text"),
     Config("provisions_knn", "provisions", "k-NN over provisions, query text"),
     Config("provisions", "provisions", "BM25 + k-NN over provisions (min-max), query text"),
@@ -148,6 +150,12 @@ class Runner:
             return self._ids(body, s.aliases["judgments"])
         if name == "summary_bm25":
             return self._ids(judgment_summary_body(off), s.aliases["judgments"])
+        if name in ("hybrid_fulltext", "bm25_fulltext"):
+            chunks = self.rank("hybrid" if name == "hybrid_fulltext" else "bm25", text)
+            whole = self.rank("fulltext_bm25", text)
+            fused = fuse([[(d, 1.0) for d in chunks], [(d, 1.0) for d in whole]], FusionMethod.RRF,
+                         limit=self.depth)
+            return [hit.id for hit in fused]
         return self._rank_provisions(name, text, off)
 
     def _rank_provisions(self, name: str, text: str, request: SearchRequest) -> list[str]:

@@ -125,3 +125,13 @@ def test_knn_needs_text_and_count_needs_filter_mode() -> None:
         knn_body(SearchRequest.from_query('cites:"AIR 1973 SC 1461"'), VECTOR)
     with pytest.raises(ValueError, match="filter"):
         role_filter_count_body(SearchRequest.from_query("bail"))
+
+
+def test_long_text_over_many_fields_stays_under_the_clause_limit() -> None:
+    words = [f"word{i}" for i in range(600)]
+    request = SearchRequest.from_query(" ".join(words), role_mode="off", facets=False)
+    summary = judgment_summary_body(request)["query"]["bool"]["must"][0]["multi_match"]
+    assert len(summary["query"].split()) * len(summary["fields"]) <= 1024
+    assert summary["query"].split()[:3] == ["word0", "word1", "word2"]
+    single = bm25_body(request)["query"]["bool"]["must"][0]["match"]["text"]["query"]
+    assert len(single.split()) == 600  # one field: all words kept, as typed
