@@ -75,18 +75,20 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     default_queries, default_qrels, task = BENCHMARKS[benchmark]
     queries_path = queries_path or data / default_queries
     qrels_path = qrels_path or data / default_qrels
-    queries, skipped = judged(read_queries(queries_path), read_qrels(qrels_path))
+    all_qrels = read_qrels(qrels_path)
+    queries, skipped = judged(read_queries(queries_path), all_qrels)
     if half:
         queries = queries[0 if half == "odd" else 1::2]
     queries = queries[:limit]
-    qrels = read_qrels(qrels_path)
+    # Score only the queries run: the metrics count every judged query in the qrels, a missing one as 0.
+    qrels = {q.qid: all_qrels[q.qid] for q in queries}
     model = load_encoder(encoder)
     llm = configured_llm(llm_kind, llm_model, llm_url)
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
     aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
     searcher = Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm)
     runner = Runner(searcher, max_words=max_words, candidates=candidates)
-    names = list(configs) or [c.name for c in CONFIGS.values()
+    names = list(dict.fromkeys(configs)) or [c.name for c in CONFIGS.values()
                               if c.task == task and (llm or not c.llm)]
     try:
         chosen = [runner.check(name) for name in names]

@@ -78,5 +78,13 @@ def test_eval_command_writes_the_report(opensearch_settings, aliases, tmp_path) 
     assert "| bm25 (baseline) |" in markdown and "| hybrid |" in markdown
     assert "skipped without relevance judgments: Q3" in markdown
     assert "Filter safety" in markdown and json.dumps(report)
-    statutes = CliRunner().invoke(cli, [*args[:-4], "--config", "provisions", "--out", str(tmp_path / "x")])
+    assert set(report["configurations"][0]["per_query"]) == {"Q1", "Q2"}
+    base = args[:args.index("--config")]
+    half = CliRunner().invoke(cli, [*base, "--half", "even", "--config", "bm25", "--config", "bm25", "--out",
+                                    str(tmp_path / "h")])
+    assert half.exit_code == 0, half.output
+    even = json.loads((tmp_path / "h" / "report.json").read_text())
+    assert set(even["configurations"][0]["per_query"]) == {"Q2"}  # the even half alone, scored alone
+    statutes = CliRunner().invoke(cli, [*base, "--config", "bm25", "--config", "provisions", "--out",
+                                        str(tmp_path / "x")])
     assert statutes.exit_code != 0 and "ranks judgments" in statutes.output
