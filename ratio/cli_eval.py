@@ -113,6 +113,9 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     notes = [f"{len(queries)} judged queries; {len(skipped)} skipped without relevance judgments: "
              f"{', '.join(skipped) or 'none'}.",
              "No parameter was tuned on these queries: the configurations use the search layer's defaults."]
+    if runner.llm_failures:
+        notes.append(f"The LLM failed {len(runner.llm_failures)} times; those queries ran without that expansion "
+                     f"(first: {runner.llm_failures[0][:200]}).")
     if task == "judgments":
         safety = filter_safety(searcher, queries, qrels, max_words=max_words)
         notes.append(f"Filter safety (role mode 'filter' with the intent's roles): of {safety['relevant']} relevant "

@@ -91,7 +91,7 @@ def parametric_provisions(llm: LLM, facts: str, count: int = PROVISION_COUNT) ->
     """Up to ``count`` statute-like provisions the LLM believes apply to ``facts``. Raises LLMError."""
     messages = Prompt.load("search", "parametric_provisions").messages(facts=fact_pattern(facts),
                                                                        count=str(count))
-    answer = generate_json(llm, messages, PROVISIONS_SCHEMA, max_tokens=400)
+    answer = generate_json(llm, messages, PROVISIONS_SCHEMA, max_tokens=700)  # 3 x 320 characters, and JSON
     provisions = [ParametricProvision(_clean(p["act"]), _clean(p["section"]), _unloop(_clean(p["text"])))
                   for p in answer["provisions"]]
     unique = {p.text.lower(): p for p in provisions if p.act and p.text}  # the same text twice: one query

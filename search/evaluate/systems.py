@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from backends.llm import LLMError
 from search.builders import TextFields, bm25_body, judgment_summary_body, knn_body, text_query
 from search.execute import Searcher, roll_up
 from search.expand import legal_issues, parametric_provisions
@@ -50,6 +51,8 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("knn", "judgments", "k-NN over chunk vectors, roles off"),
     Config("hybrid", "judgments", "BM25 + k-NN, min-max 0.7/0.3, roles off"),
     Config("hybrid_rrf", "judgments", "BM25 + k-NN, RRF, roles off"),
+    Config("hybrid_09", "judgments", "BM25 + k-NN, min-max 0.9/0.1, roles off"),
+    Config("bm25_boost", "judgments", "BM25 over role chunks, intent's roles boosted"),
     Config("hybrid_boost", "judgments", "hybrid, intent's roles boosted"),
     Config("hybrid_filter", "judgments", "hybrid, only the intent's roles"),
     Config("hybrid_rerank", "judgments", "hybrid, top 50 chunks reranked", reranker=True),
@@ -80,6 +83,7 @@ class Runner:
         self.rerank_top = rerank_top
         self._issues: dict[str, tuple[str, ...]] = {}
         self._provisions: dict[str, tuple[str, ...]] = {}
+        self.llm_failures: list[str] = []  # expansions that failed; the query then runs unexpanded
 
     def check(self, name: str) -> Config:
         """The configuration ``name``, if this runner can run it; a ValueError saying why not otherwise."""
@@ -98,12 +102,20 @@ class Runner:
 
     def issues(self, text: str) -> tuple[str, ...]:
         if text not in self._issues:
-            self._issues[text] = legal_issues(self.searcher.llm, as_plain_text(text, self.max_words))
+            try:
+                self._issues[text] = legal_issues(self.searcher.llm, as_plain_text(text, self.max_words))
+            except LLMError as exc:
+                self.llm_failures.append(f"issues: {exc}")
+                self._issues[text] = ()
         return self._issues[text]
 
     def parametric(self, text: str) -> tuple[str, ...]:
         if text not in self._provisions:
-            found = parametric_provisions(self.searcher.llm, as_plain_text(text, self.max_words))
+            try:
+                found = parametric_provisions(self.searcher.llm, as_plain_text(text, self.max_words))
+            except LLMError as exc:
+                self.llm_failures.append(f"parametric provisions: {exc}")
+                found = ()
             self._provisions[text] = tuple(p.query for p in found)
         return self._provisions[text]
 
@@ -126,8 +138,14 @@ class Runner:
             body.pop("highlight", None)
             body.pop("aggs", None)
             return self._judgments(s._hits(s.client.search(index=s.aliases["chunks"], body=body)))
-        if name in ("hybrid", "hybrid_rrf", "hybrid_rerank"):
+        if name == "bm25_boost":
+            boost = self.request(text, role_mode="boost")
+            body = dict(bm25_body(boost))
+            body.pop("aggs", None)
+            return self._judgments(s._hits(s.client.search(index=s.aliases["chunks"], body=body)))
+        if name in ("hybrid", "hybrid_rrf", "hybrid_rerank", "hybrid_09"):
             request = replace(off, fusion=FusionMethod.RRF) if name == "hybrid_rrf" else off
+            request = replace(request, weights=(0.9, 0.1)) if name == "hybrid_09" else request
             chunks = s.chunks(request)[0]
             if name == "hybrid_rerank":
                 chunks = rerank(request.semantic_text, chunks, s.reranker, self.rerank_top)[0]
@@ -142,6 +160,8 @@ class Runner:
             return self._judgments(s.expanded_chunks(off, self.issues(text))[0])
         if name == "issues_only":
             lists = [s.chunks(self.request(issue, role_mode="off"))[0] for issue in self.issues(text)]
+            if not lists:  # the LLM failed for this query: nothing to rank (counted in llm_failures)
+                return []
             sources = {cid: src for found in lists for cid, _, src in found}
             fused = fuse([[(cid, score) for cid, score, _ in found] for found in lists], FusionMethod.RRF)
             return self._judgments([(h.id, h.score, sources[h.id]) for h in fused])
