@@ -48,8 +48,8 @@ class IndexOptions:
 class PipelineOptions:
     """Fusion parameters of the hybrid search pipelines (weights in sub-query order: BM25, k-NN)."""
 
-    bm25_weight: float = 0.7
-    vector_weight: float = 0.3
+    bm25_weight: float = 0.9  # search.fusion.DEFAULT_WEIGHTS: the pipeline must fuse as the client would
+    vector_weight: float = 0.1
     rank_constant: int = 60
 
     def __post_init__(self) -> None:

@@ -112,7 +112,9 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
                    f"R@100 {evaluation.mean['R@100']:.4f}  ({seconds:.0f} s)", err=True)
     notes = [f"{len(queries)} judged queries; {len(skipped)} skipped without relevance judgments: "
              f"{', '.join(skipped) or 'none'}.",
-             "No parameter was tuned on these queries: the configurations use the search layer's defaults."]
+             {None: "No parameter was tuned on these queries: the configurations use the search layer's defaults.",
+              "odd": "Selection half: a default chosen from this table is reported on the even half, never here.",
+              "even": "Reporting half: defaults were chosen on the odd half; nothing was tuned on these."}[half]]
     if runner.llm_failures:
         notes.append(f"The LLM failed {len(runner.llm_failures)} times; those queries ran without that expansion "
                      f"(first: {runner.llm_failures[0][:200]}).")

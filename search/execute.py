@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
-from opensearchpy import OpenSearch
+from opensearchpy import NotFoundError, OpenSearch
 
 from backends.llm import LLM
 from search.builders import bm25_body, highlight_body, hybrid_body, knn_body, role_filter_count_body
 from search.expand import Expansion, expand
 from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
-from search.fusion import FusionMethod, fuse
+from search.fusion import DEFAULT_RANK_CONSTANT, FusionMethod, fuse
 from search.intent import classify_intent
 from search.provisions import ProvisionHit, find_provisions
-from search.request import DEFAULT_WEIGHTS, RoleMode, SearchRequest
+from search.request import RoleMode, SearchRequest
 from search.rerank import Reranker, rerank
 from search.syntax import as_plain_text, parse_query
 
@@ -113,6 +113,28 @@ class Searcher:
             plugins = {row["component"] for row in client.cat.plugins(format="json")}
             server_fusion = NEURAL_PLUGIN in plugins
         self.server_fusion = server_fusion
+        self.pipeline_weights = self._pipeline_weights() if server_fusion else None
+
+    def _pipeline_weights(self) -> tuple[float, ...] | None:
+        """The weights the cluster's min-max pipeline uses (None if it is missing): a cluster set up before
+        the defaults changed keeps its old pipeline until ``ratio indices create`` runs again, and a request
+        must not be fused there with weights it did not ask for."""
+        name = PIPELINES[FusionMethod.MINMAX]
+        try:
+            body = self.client.transport.perform_request("GET", f"/_search/pipeline/{name}")
+            processor = body[name]["phase_results_processors"][0]["normalization-processor"]
+            return tuple(float(w) for w in processor["combination"]["parameters"]["weights"])
+        except (NotFoundError, KeyError, IndexError, TypeError, ValueError):
+            return None
+
+    def _server_fuses(self, request: SearchRequest) -> bool:
+        if not self.server_fusion:
+            return False
+        if request.fusion is FusionMethod.RRF:
+            return request.rank_constant == DEFAULT_RANK_CONSTANT
+        weights = self.pipeline_weights
+        return weights is not None and len(weights) == 2 and all(
+            abs(a - b) < 1e-9 for a, b in zip(weights, request.weights, strict=True))
 
     def vector(self, request: SearchRequest) -> list[float]:
         return np.asarray(self.encoder.encode([request.semantic_text], normalize_embeddings=True))[0].tolist()
@@ -134,7 +156,7 @@ class Searcher:
             response = self.client.search(index=index, body=bm25_body(request))
             return self._hits(response), "bm25", response.get("aggregations", {})
         vector = self.vector(request)
-        if self.server_fusion and tuple(request.weights) == DEFAULT_WEIGHTS:
+        if self._server_fuses(request):
             pipeline = PIPELINES[request.fusion]
             response = self.client.search(index=index, body=hybrid_body(request, vector),
                                           params={"search_pipeline": pipeline})

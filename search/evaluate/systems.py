@@ -3,7 +3,8 @@
 Each configuration turns a query text into a ranked list of judgment ids (precedent tasks) or provision ids
 (the statute task). They differ in one design choice at a time, so an ablation table reads directly:
 
-* retrieval: ``bm25`` / ``knn`` / ``hybrid`` (min-max 0.7/0.3) / ``hybrid_rrf`` over role chunks;
+* retrieval: ``bm25`` / ``knn`` / ``hybrid`` (min-max, default weights) / ``hybrid_07`` (0.7/0.3, the former
+  default) / ``hybrid_09`` / ``hybrid_rrf`` over role chunks;
 * roles: ``hybrid`` has them off; ``hybrid_boost`` and ``hybrid_filter`` use the intent's roles;
 * query side: ``issues_only`` (the LLM's issues, each searched, RRF) and ``facts_issues`` (both);
 * document side: ``fulltext_bm25`` (whole judgment text) and ``summary_bm25`` (summary fields) against
@@ -49,7 +50,8 @@ class Config:
 CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("bm25", "judgments", "BM25 over role chunks, roles off"),
     Config("knn", "judgments", "k-NN over chunk vectors, roles off"),
-    Config("hybrid", "judgments", "BM25 + k-NN, min-max 0.7/0.3, roles off"),
+    Config("hybrid", "judgments", "BM25 + k-NN, min-max with the default weights, roles off"),
+    Config("hybrid_07", "judgments", "BM25 + k-NN, min-max 0.7/0.3 (the former default), roles off"),
     Config("hybrid_rrf", "judgments", "BM25 + k-NN, RRF, roles off"),
     Config("hybrid_09", "judgments", "BM25 + k-NN, min-max 0.9/0.1, roles off"),
     Config("bm25_boost", "judgments", "BM25 over role chunks, intent's roles boosted"),
@@ -143,9 +145,10 @@ class Runner:
             body = dict(bm25_body(boost))
             body.pop("aggs", None)
             return self._judgments(s._hits(s.client.search(index=s.aliases["chunks"], body=body)))
-        if name in ("hybrid", "hybrid_rrf", "hybrid_rerank", "hybrid_09"):
+        if name in ("hybrid", "hybrid_rrf", "hybrid_rerank", "hybrid_09", "hybrid_07"):
             request = replace(off, fusion=FusionMethod.RRF) if name == "hybrid_rrf" else off
             request = replace(request, weights=(0.9, 0.1)) if name == "hybrid_09" else request
+            request = replace(request, weights=(0.7, 0.3)) if name == "hybrid_07" else request
             chunks = s.chunks(request)[0]
             if name == "hybrid_rerank":
                 chunks = rerank(request.semantic_text, chunks, s.reranker, self.rerank_top)[0]

@@ -19,10 +19,10 @@ def test_min_max_special_cases() -> None:
 
 def test_minmax_weighted_mean_absent_document_scores_zero_with_its_weight() -> None:
     fused = fuse([BM25, KNN])
-    # a: 0.7*1.0 + 0.3*0 ; b: 0.7*0.5 + 0.3*1.0 ; c: 0.7*0.001 ; d: 0.3*0.001 (cut: longest list has 3)
+    # a: 0.9*1.0 + 0.1*0 ; b: 0.9*0.5 + 0.1*1.0 ; c: 0.9*0.001 ; d: 0.1*0.001 (cut: longest list has 3)
     assert [hit.id for hit in fused] == ["a", "b", "c"]
-    assert [hit.score for hit in fused] == pytest.approx([0.7, 0.65, 0.0007])
-    assert fused[0] == FusedHit("a", pytest.approx(0.7), (1.0, None))
+    assert [hit.score for hit in fused] == pytest.approx([0.9, 0.55, 0.0009])
+    assert fused[0] == FusedHit("a", pytest.approx(0.9), (1.0, None))
     assert fused[1].parts == (0.5, 1.0)
 
 

@@ -15,7 +15,7 @@ from search.syntax import DateRange, Term, YearRange
 def test_defaults() -> None:
     request = SearchRequest.from_query("murder")
     assert request.query == Term("murder")
-    assert (request.role_mode, request.fusion, request.weights) == (RoleMode.BOOST, FusionMethod.MINMAX, (0.7, 0.3))
+    assert (request.role_mode, request.fusion, request.weights) == (RoleMode.BOOST, FusionMethod.MINMAX, (0.9, 0.1))
     assert (request.size, request.page, request.candidates, request.rerank_top) == (10, 1, 100, 50)
     assert request.semantic_text == "murder"
 
