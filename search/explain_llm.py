@@ -31,6 +31,10 @@ EXPLAIN_SCHEMA = {
 }
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{3,})[\"\u201d]")
 MAX_WORDS = 50
+# Words an explanation uses about any judgment ("this case is relevant to the query on ..."): never "borrowed".
+_GENERIC = content_words("case cases judgment judgments query queries relevant relevance issue issues law legal "
+                         "matter decision decided held holds discusses discussed principle principles including "
+                         "includes regarding related relating concerning involving whether also about")
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 
 
@@ -78,7 +82,8 @@ def grounding_problem(reason: str, record: HitRecord, query: str = "") -> str | 
     a word of the query that the record does not contain (a small model likes to say "the judgment
     discusses <the query>": that attributes the query to the judgment, whatever it says)."""
     source = _folded(record.text)
-    borrowed = sorted((content_words(reason) & content_words(query)) - content_words(record.text))
+    borrowed = sorted(w for w in (content_words(reason) & content_words(query)) - content_words(record.text) - _GENERIC
+                      if len(w) >= 4)
     if borrowed:
         return f"it attributes {', '.join(map(repr, borrowed[:3]))} from the query to a judgment that lacks it"
     for quoted in _QUOTED.findall(reason):
