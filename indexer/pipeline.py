@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from backends.llm import LLM
 from indexer.chunker import chunk as make_chunks
 from indexer.document import Chunk, Judgment, Sentence, Summary
+from indexer.refine import refine_summary
 from indexer.roles.labeller import RoleLabeller
 from indexer.sentences import split
 from indexer.summary import summarise
@@ -90,16 +92,18 @@ def _unit_mean(vectors: np.ndarray) -> np.ndarray:
 class Pipeline:
     """Turns judgments into :class:`ProcessedJudgment` objects with a given labeller and chunking."""
 
-    def __init__(self, labeller: RoleLabeller, options: ChunkOptions | None = None) -> None:
+    def __init__(self, labeller: RoleLabeller, options: ChunkOptions | None = None, llm: LLM | None = None) -> None:
         self.labeller = labeller
         self.options = options or ChunkOptions()
+        self.llm = llm  # refines the summary's facts and legal issues (indexer.refine); None keeps them extractive
 
     @property
     def fingerprint(self) -> str:
         artifact = self.labeller.artifact
         head = hashlib.sha256(repr((artifact.labels, artifact.head, sorted(artifact.training.items()))).encode())
         o = self.options
-        return f"{artifact.encoder_id}|{head.hexdigest()[:16]}|{o.window}/{o.overlap}/{o.min_sentences}/{o.min_chars}"
+        base = f"{artifact.encoder_id}|{head.hexdigest()[:16]}|{o.window}/{o.overlap}/{o.min_sentences}/{o.min_chars}"
+        return f"{base}|refine:{self.llm.name}" if self.llm is not None else base
 
     def hash_of(self, judgment: Judgment) -> str:
         return content_hash(judgment, self.fingerprint)
@@ -128,6 +132,8 @@ class Pipeline:
         chunks = tuple(make_chunks(judgment.judgment_id, judgment.text, sentences, roles, window=o.window,
                                    overlap=o.overlap, min_sentences=o.min_sentences, min_chars=o.min_chars))
         summary = summarise(judgment, sentences, roles)
+        if self.llm is not None:
+            summary = refine_summary(self.llm, judgment, summary)
         if chunks:
             chunk_vectors = np.stack([_unit_mean(vectors[c.sentence_start:c.sentence_end]) for c in chunks])
             judgment_vector: np.ndarray | None = _unit_mean(chunk_vectors)

@@ -17,6 +17,7 @@ from backends.encoders import DEFAULT_ENCODER, ModelError, encoder_dimension, lo
 from backends.opensearch import create_indices, install_pipelines
 from ratio import settings
 from ratio.cli import Context, cli
+from ratio.llm import configured_llm, llm_options
 
 err = Console(stderr=True)
 
@@ -44,10 +45,15 @@ def _labeller(encoder_name: str, head: str | None):
 @click.option("--batch-size", default=16, show_default=True, help="Judgments per batch.")
 @click.option("--max-file-mb", default=50, show_default=True, help="Files larger than this are refused.")
 @click.option("--strict", is_flag=True, help="Exit with status 1 when any item failed.")
+@click.option("--refine-summaries", is_flag=True,
+              help="Rewrite each summary's facts and legal issues with the LLM (--llm), kept only where the "
+                   "judgment supports them; seconds per judgment on a CPU.")
+@llm_options
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_obj
 def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: str | None, encoder: str,
           role_head: str | None, window: int, overlap: int, batch_size: int, max_file_mb: int, strict: bool,
+          refine_summaries: bool, llm_kind: str | None, llm_model: str | None, llm_url: str | None,
           as_json: bool) -> None:
     """Index judgments and statutes from files, directories or globs (.txt, .txt.gz, .json, .jsonl, .pdf, .html).
 
@@ -63,6 +69,9 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
         load_options = LoadOptions(max_bytes=max_file_mb * 1024 * 1024, id_prefix=id_prefix, source=source)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
+    llm = configured_llm(llm_kind, llm_model, llm_url) if refine_summaries else None
+    if refine_summaries and llm is None:
+        raise click.UsageError("--refine-summaries needs an LLM: add --llm local (or --llm http with --llm-url)")
     client = ctx.client()
     dimension = encoder_dimension(encoder)
     labeller = _labeller(encoder, role_head)
@@ -85,7 +94,7 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
             done = progress.tasks[0].completed
             progress.update(task, rate=f"{done / max(time.monotonic() - started, 1e-6):.1f} docs/s")
 
-        writer = IndexWriter(client, aliases, Pipeline(labeller, chunk_options), batch_size=batch_size,
+        writer = IndexWriter(client, aliases, Pipeline(labeller, chunk_options, llm), batch_size=batch_size,
                              progress=advance)
         report = writer.run(load(paths, load_options))
     data = report.as_dict()

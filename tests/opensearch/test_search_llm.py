@@ -112,3 +112,24 @@ def test_benchmark_measures_the_llm_steps(client: OpenSearch, aliases, encoder, 
     assert all(row.queries == 1 and row.p50_ms > 0 for row in rows)
     with pytest.raises(ValueError, match="needs a searcher with an LLM"):
         measure(Searcher(client, aliases, encoder), [request], ["hybrid_expand_issues"])
+
+
+def test_index_command_refines_summaries_with_the_llm(opensearch_settings, client: OpenSearch, layout, small_gguf,
+                                                      tmp_path) -> None:
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from ratio.cli import cli
+
+    sample = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments" / "C7.txt"
+    base = ["--url", opensearch_settings.url, "--prefix", layout.prefix, "index", str(sample), "--refine-summaries"]
+    refused = CliRunner().invoke(cli, base, env={"RATIO_LLM": "none"})
+    assert refused.exit_code != 0 and "--refine-summaries needs an LLM" in refused.output
+    result = CliRunner().invoke(cli, [*base, "--llm", "local", "--llm-model", str(small_gguf)],
+                                env={"RATIO_CACHE": str(tmp_path)}, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    summary = client.get(index=layout.alias("judgments"), id="C7")["_source"]["summary"]
+    methods = {summary["provenance"][field].get("method") for field in ("facts", "legal_issues")}
+    refusals = [summary["provenance"][field].get("llm_refused") for field in ("facts", "legal_issues")]
+    assert any(m and m.startswith("llm:") for m in methods) or all(refusals)
