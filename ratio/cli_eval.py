@@ -138,3 +138,42 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     for note in notes:
         click.echo(note)
     click.echo(f"report: {files.markdown}")
+
+
+@eval_group.command("roles")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=Path("../shared/data"),
+              show_default=True, help="Folder holding the labelled datasets.")
+@click.option("--head", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="A trained role head folder (default: the shipped one).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
+def roles_command(data: Path, head: Path | None, out: Path) -> None:
+    """Agreement of the role labeller with gold roles: OpenNyAI dev (13 roles) and all of Law-AI (7 roles,
+    mapped from the canonical set); writes roles.md and roles.json into --out."""
+    import json
+    from dataclasses import asdict
+
+    from indexer.roles.data import load_law_ai, load_opennyai
+    from indexer.roles.embeddings import EmbeddingCache
+    from indexer.roles.encoder import LazyEncoder, load_packaged_minilm
+    from indexer.roles.evaluate import evaluate_on_law_ai, evaluate_opennyai
+    from indexer.roles.labeller import RoleLabeller
+    from ratio import settings
+
+    labeller = RoleLabeller.load(LazyEncoder(load_packaged_minilm), head)
+    cache = EmbeddingCache(settings.cache_dir() / "roles", labeller.artifact.encoder_id)
+    runs = {"OpenNyAI dev": lambda: evaluate_opennyai(labeller, load_opennyai(data / "opennyai-rhetorical-roles"
+                                                                              / "dev.json"), cache),
+            "Law-AI, all 50 judgments (zero-shot: the shipped head never saw Law-AI)": lambda: evaluate_on_law_ai(
+                labeller, load_law_ai(data / "law-ai-rhetorical-roles"), cache)}
+    out.mkdir(parents=True, exist_ok=True)
+    sections, results = ["# Role labeller against gold roles", ""], {}
+    for name, run in runs.items():
+        started = time.perf_counter()
+        scores = run()
+        results[name] = {**asdict(scores), "seconds": round(time.perf_counter() - started, 1)}
+        sections += [f"## {name}", "", scores.markdown(), ""]
+        click.echo(f"{name}: micro-F1 {scores.micro_f1:.4f}, macro-F1 {scores.macro_f1:.4f} "
+                   f"({scores.sentences} sentences)")
+    (out / "roles.md").write_text("\n".join(sections), encoding="utf-8")
+    (out / "roles.json").write_text(json.dumps(results, indent=1, default=str) + "\n", encoding="utf-8")
+    click.echo(f"report: {out / 'roles.md'}")

@@ -88,3 +88,4 @@ def test_eval_command_writes_the_report(opensearch_settings, aliases, tmp_path) 
     statutes = CliRunner().invoke(cli, [*base, "--config", "bm25", "--config", "provisions", "--out",
                                         str(tmp_path / "x")])
     assert statutes.exit_code != 0 and "ranks judgments" in statutes.output
+
