@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from opensearchpy import OpenSearch, helpers
-from opensearchpy.exceptions import NotFoundError
+from opensearchpy.exceptions import AuthorizationException, NotFoundError
 
 import analyzers
 import mappings
@@ -83,7 +83,17 @@ def create_indices(
             report[kind] = {"alias": layout.alias(kind), "index": existing, "created": False}
             continue
         name = layout.versioned(kind, 1)
-        client.indices.create(index=name, body=index_definition(kind, options, language))
+        try:
+            client.indices.create(index=name, body=index_definition(kind, options, language))
+        except AuthorizationException as exc:
+            if "index_create_block_exception" in str(exc):
+                raise IndexOperationError(
+                    f"the cluster refuses to create {name}: index creation is blocked "
+                    "(cluster.blocks.create_index), which OpenSearch sets itself when every node's disk is past "
+                    "the high watermark (90% used by default, counting space the filesystem reserves). Free disk "
+                    "space; the block lifts on its own, or clear it with PUT _cluster/settings "
+                    '{"persistent": {"cluster.blocks.create_index": null}}') from exc
+            raise
         client.indices.put_alias(index=name, name=layout.alias(kind))
         report[kind] = {"alias": layout.alias(kind), "index": name, "created": True}
     return report

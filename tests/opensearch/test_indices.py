@@ -70,3 +70,17 @@ def test_upgrade_refuses_a_missing_alias_or_a_leftover_target(client: OpenSearch
     with pytest.raises(IndexOperationError, match="already exists"):
         upgrade_index(client, layout, "chunks", mappings.IndexOptions())
     assert current_index(client, layout, "chunks") == layout.versioned("chunks", 1)
+
+
+def test_a_create_index_block_is_explained(client: OpenSearch, layout: IndexLayout) -> None:
+    """OpenSearch blocks index creation when disks pass the high watermark; set the same block and check the
+    error says what happened and how to lift it (the block is cleared again whatever happens)."""
+    block = {"persistent": {"cluster.blocks.create_index": True}}
+    client.cluster.put_settings(body=block)
+    try:
+        with pytest.raises(IndexOperationError, match=r"index creation is blocked .* Free disk space"):
+            create_indices(client, layout, mappings.IndexOptions(dimension=8), kinds=("provisions",))
+    finally:
+        client.cluster.put_settings(body={"persistent": {"cluster.blocks.create_index": None}})
+    assert create_indices(client, layout, mappings.IndexOptions(dimension=8), kinds=("provisions",))[
+        "provisions"]["created"]
