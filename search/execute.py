@@ -17,11 +17,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from opensearchpy import NotFoundError, OpenSearch
 
+from backends.encoders import Encoder
 from backends.llm import LLM
 from search.builders import bm25_body, highlight_body, hybrid_body, knn_body, role_filter_count_body
 from search.expand import Expansion, expand
@@ -39,10 +40,6 @@ NEURAL_PLUGIN = "opensearch-neural-search"
 _JUDGMENT_FIELDS = ("title,court,decision_date,judges,cited_provisions,cited_judgments,summary.legal_issues,"
                     "summary.facts,summary.reasoning")
 Chunks = list[tuple[str, float, dict[str, Any]]]
-
-
-class Encoder(Protocol):
-    def encode(self, texts: list[str], **kwargs: Any) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -139,7 +136,7 @@ class Searcher:
     def vector(self, request: SearchRequest) -> list[float]:
         return np.asarray(self.encoder.encode([request.semantic_text], normalize_embeddings=True))[0].tolist()
 
-    def _hits(self, response: dict[str, Any]) -> list[tuple[str, float, dict[str, Any]]]:
+    def hits(self, response: dict[str, Any]) -> list[tuple[str, float, dict[str, Any]]]:
         return [(h["_id"], float(h["_score"] or 0.0), h["_source"]) for h in response["hits"]["hits"]]
 
     def highlights(self, request: SearchRequest, chunk_ids: list[str]) -> dict[str, tuple[str, ...]]:
@@ -154,17 +151,17 @@ class Searcher:
         index = self.aliases["chunks"]
         if request.query is None:
             response = self.client.search(index=index, body=bm25_body(request))
-            return self._hits(response), "bm25", response.get("aggregations", {})
+            return self.hits(response), "bm25", response.get("aggregations", {})
         vector = self.vector(request)
         if self._server_fuses(request):
             pipeline = PIPELINES[request.fusion]
             response = self.client.search(index=index, body=hybrid_body(request, vector),
                                           params={"search_pipeline": pipeline})
-            return self._hits(response), f"server:{pipeline}", response.get("aggregations", {})
+            return self.hits(response), f"server:{pipeline}", response.get("aggregations", {})
         bm25 = self.client.search(index=index, body=bm25_body(request))
         knn = self.client.search(index=index, body=knn_body(request, vector))
-        sources = {h[0]: h[2] for h in self._hits(knn) + self._hits(bm25)}
-        fused = fuse([[(h[0], h[1]) for h in self._hits(bm25)], [(h[0], h[1]) for h in self._hits(knn)]],
+        sources = {h[0]: h[2] for h in self.hits(knn) + self.hits(bm25)}
+        fused = fuse([[(h[0], h[1]) for h in self.hits(bm25)], [(h[0], h[1]) for h in self.hits(knn)]],
                      request.fusion, weights=request.weights, rank_constant=request.rank_constant)
         return ([(hit.id, hit.score, sources[hit.id]) for hit in fused], f"client:{request.fusion.value}",
                 bm25.get("aggregations", {}))

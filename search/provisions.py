@@ -13,20 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from opensearchpy import OpenSearch
 
+from backends.encoders import Encoder
 from search.fusion import FusionMethod, fuse
 
 MAX_WORDS = 300
 PROVISION_TEXT_FIELDS = ["title^2", "text", "act.text"]
 _SOURCE = ["provision_id", "act", "section", "citation", "title", "text"]
-
-
-class Encoder(Protocol):
-    def encode(self, texts: list[str], **kwargs: Any) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)

@@ -123,12 +123,15 @@ class Runner:
 
     def _ids(self, body: dict[str, Any], index: str) -> list[str]:
         body = {**body, "size": self.depth, "_source": False}
-        body.pop("aggs", None)
-        body.pop("highlight", None)
         return [h["_id"] for h in self.searcher.client.search(index=index, body=body)["hits"]["hits"]]
 
     def _judgments(self, chunks: list) -> list[str]:
         return [judgment_id for judgment_id, _ in roll_up(chunks, passages=1)][: self.depth]
+
+    def _chunk_judgments(self, body: dict[str, Any]) -> list[str]:
+        """One chunk body (requests here ask for no facets and no highlights) rolled up to judgments."""
+        s = self.searcher
+        return self._judgments(s.hits(s.client.search(index=s.aliases["chunks"], body=body)))
 
     def rank(self, name: str, text: str) -> list[str]:
         """Document ids for ``text`` under configuration ``name``, best first."""
@@ -136,15 +139,9 @@ class Runner:
         s = self.searcher
         off = self.request(text, role_mode="off")
         if name in ("bm25", "knn"):
-            body = dict(bm25_body(off) if name == "bm25" else knn_body(off, s.vector(off)))
-            body.pop("highlight", None)
-            body.pop("aggs", None)
-            return self._judgments(s._hits(s.client.search(index=s.aliases["chunks"], body=body)))
+            return self._chunk_judgments(bm25_body(off) if name == "bm25" else knn_body(off, s.vector(off)))
         if name == "bm25_boost":
-            boost = self.request(text, role_mode="boost")
-            body = dict(bm25_body(boost))
-            body.pop("aggs", None)
-            return self._judgments(s._hits(s.client.search(index=s.aliases["chunks"], body=body)))
+            return self._chunk_judgments(bm25_body(self.request(text, role_mode="boost")))
         if name in ("hybrid", "hybrid_rrf", "hybrid_rerank", "hybrid_09", "hybrid_07"):
             request = replace(off, fusion=FusionMethod.RRF) if name == "hybrid_rrf" else off
             request = replace(request, weights=(0.9, 0.1)) if name == "hybrid_09" else request
