@@ -1,0 +1,120 @@
+"""``ratio ask``: a question answered from the indexed judgments (or statutes), with citations, or withheld.
+
+Progress (each round's search, draft and scores, and any rewritten query) is printed to stderr as it
+happens; the answer is printed once it has passed its checks. ``--json`` prints the whole outcome, with
+every attempt and score, for scripts.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.markup import escape
+
+import mappings
+from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
+from ratio.cli import Context, cli
+from ratio.llm import configured_llm, llm_options
+from search.answer import Answer, Answerer, AskOptions, Thresholds, ask_provisions
+from search.errors import QueryError
+from search.execute import Searcher
+from search.explain import ROLE_LABELS
+from search.intent import classify_intent
+from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+
+
+def _progress(console: Console) -> Any:
+    def show(kind: str, data: dict[str, Any]) -> None:
+        if kind == "retrieved":
+            console.print(f"[dim]round {data['round']}: searched {escape(data['query'][:90])!s} -> "
+                          f"{data['passages']} passages[/dim]")
+        elif kind == "checked":
+            scores = ", ".join(f"{name} {'none' if data[name] is None else format(data[name], '.2f')}"
+                               for name in ("context_relevance", "groundedness", "answer_relevance"))
+            console.print(f"[dim]round {data['round']}: {scores}[/dim]")
+        elif kind == "rewritten":
+            console.print(f"[dim]rewritten query: {escape(data['query'])}[/dim]")
+    return show
+
+
+def render(answer: Answer, console: Console) -> None:
+    """The answer (or the reason it is withheld), its sources with links, and the notice."""
+    if answer.withheld:
+        console.print(f"[bold red]No answer[/bold red]: {escape(answer.reason or '')}")
+        if answer.passages:
+            console.print("The passages found, to read yourself:")
+    else:
+        if answer.status == "unchecked":
+            console.print(f"[bold yellow]Unchecked answer[/bold yellow] ({escape(answer.reason or '')})")
+        console.print(escape(answer.text))
+        console.print("Sources:")
+    for passage in answer.passages:
+        title = passage.title or passage.judgment_id
+        console.print(f"  {passage.label} {escape(title[:80])} ({ROLE_LABELS.get(passage.role, passage.role)}) "
+                      f"{passage.link}")
+        if answer.withheld:
+            console.print(f"      {escape(passage.text[:240])}…")
+    console.print(f"[dim]{escape(answer.notice)} ({answer.model}, {len(answer.attempts)} round(s), "
+                  f"{answer.took_ms / 1000:.1f} s)[/dim]")
+
+
+@cli.command("ask")
+@click.argument("question")
+@click.option("--mode", type=click.Choice(["auto", "judgments", "provisions"]), default="auto", show_default=True,
+              help="Answer from judgment passages, or from statute provisions the LLM names and the index holds "
+                   "(auto: provisions when the question is about a statute).")
+@click.option("--no-parametric", is_flag=True, help="Provision mode: search with the question itself.")
+@click.option("--court", "courts", multiple=True, help="Only judgments of this court.")
+@click.option("--from", "date_from", help="Only judgments decided on or after this date.")
+@click.option("--to", "date_to", help="Only judgments decided on or before this date.")
+@click.option("--rounds", default=3, show_default=True, help="Most search-draft-check rounds.")
+@click.option("--context-tokens", default=1200, show_default=True, help="Token budget of the passages read.")
+@click.option("--min-context", default=0.25, show_default=True, help="Least context relevance (0..1).")
+@click.option("--min-grounded", default=1.0, show_default=True, help="Least share of supported sentences.")
+@click.option("--min-relevance", default=0.5, show_default=True, help="Least answer relevance (0..1).")
+@click.option("--allow-ungrounded", is_flag=True, help="Show an answer that failed its checks, marked unchecked.")
+@click.option("--reranker", envvar="RATIO_RERANKER",
+              help="A sentence-transformers CrossEncoder (path or id); default: bi-encoder rescoring.")
+@llm_options
+@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the whole outcome as JSON.")
+@click.pass_obj
+def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, courts: tuple[str, ...],
+                date_from: str | None, date_to: str | None, rounds: int, context_tokens: int, min_context: float,
+                min_grounded: float, min_relevance: float, allow_ungrounded: bool, reranker: str | None,
+                llm_kind: str | None, llm_model: str | None, llm_url: str | None, encoder: str,
+                as_json: bool) -> None:
+    """Answer QUESTION from the passages Ratio retrieves, citing them, or say why it cannot."""
+    if not question.strip():
+        raise click.ClickException("the question is empty")
+    llm = configured_llm(llm_kind, llm_model, llm_url)
+    if llm is None:
+        raise click.ClickException("ratio ask needs an LLM: pass --llm local or --llm http (or set RATIO_LLM)")
+    try:
+        options = AskOptions(Thresholds(min_context, min_grounded, min_relevance), rounds,
+                             context_tokens=context_tokens, allow_ungrounded=allow_ungrounded,
+                             search={"courts": courts, "date_from": date_from, "date_to": date_to})
+        model = load_encoder(encoder)
+    except (ValueError, ModelError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
+    answerer = Answerer(Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm), llm, options)
+    console, progress = Console(), Console(stderr=True)
+    if mode == "auto":
+        mode = "provisions" if classify_intent(question).name == "statute" else "judgments"
+    try:
+        if mode == "provisions":
+            answer = ask_provisions(answerer, question, parametric=not no_parametric, on_event=_progress(progress))
+        else:
+            answer = answerer.ask(question, on_event=_progress(progress))
+    except (QueryError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(asdict(answer), indent=2, default=str))
+    else:
+        render(answer, console)
