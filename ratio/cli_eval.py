@@ -177,3 +177,59 @@ def roles_command(data: Path, head: Path | None, out: Path) -> None:
     (out / "roles.md").write_text("\n".join(sections), encoding="utf-8")
     (out / "roles.json").write_text(json.dumps(results, indent=1, default=str) + "\n", encoding="utf-8")
     click.echo(f"report: {out / 'roles.md'}")
+
+
+@eval_group.command("provision-qa")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=Path("../shared/data"),
+              show_default=True, help="Folder holding the benchmark datasets.")
+@click.option("--queries", "queries_path", type=click.Path(exists=True, path_type=Path), help="Queries instead.")
+@click.option("--qrels", "qrels_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Statute qrels instead.")
+@click.option("--method", "methods", multiple=True, type=click.Choice(["parametric", "question", "retrieval_top3"]),
+              help="Selection method (repeatable; default all three).")
+@click.option("--limit", type=int, help="Only the first N judged queries.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
+@click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder for the top 10 (default: bi-encoder).")
+@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@llm_options
+@click.pass_obj
+def provision_qa_command(ctx: Context, data: Path, queries_path: Path | None, qrels_path: Path | None,
+                         methods: tuple[str, ...], limit: int | None, out: Path, reranker: str | None, encoder: str,
+                         llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:
+    """Set precision, recall and F1 of the provisions the answer mode would use, with and without the
+    LLM's remembered (parametric) provisions, and seconds per question; writes provision_qa.md/.json."""
+    import json
+
+    from search.evaluate.provision_qa import METHODS, markdown, run_method
+
+    queries_path = queries_path or data / BENCHMARKS["aila-statutes"][0]
+    qrels_path = qrels_path or data / BENCHMARKS["aila-statutes"][1]
+    all_qrels = read_qrels(qrels_path)
+    queries, skipped = judged(read_queries(queries_path), all_qrels)
+    queries = queries[:limit]
+    qrels = {q.qid: all_qrels[q.qid] for q in queries}
+    methods = methods or METHODS
+    llm = configured_llm(llm_kind, llm_model, llm_url)
+    if llm is None and any(m != "retrieval_top3" for m in methods):
+        raise click.ClickException("parametric and question need an LLM: pass --llm local or --llm http")
+    model = load_encoder(encoder)
+    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
+    client, index = ctx.client(), ctx.layout.alias("provisions")
+    results = []
+    for method in methods:
+        result = run_method(method, queries, qrels, llm=llm, client=client, index=index, reranker=scorer)
+        results.append(result)
+        s = result.summary()
+        click.echo(f"{method:15} P {s['SetP']:.4f}  R {s['SetR']:.4f}  F1 {s['SetF']:.4f}  "
+                   f"{s['seconds_per_question']['mean']} s/question", err=True)
+    info = {"queries": f"{len(queries)} judged ({len(skipped)} skipped without judgments), {queries_path}",
+            "qrels": str(qrels_path), "index prefix": ctx.prefix, "LLM": llm.name if llm else "none",
+            "reranker": reranker or "bi-encoder rescoring (no cross-encoder is packaged)",
+            "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "provision_qa.md").write_text(markdown(results, info), encoding="utf-8")
+    payload = {"info": info, "methods": [{**r.summary(), "per_query": r.evaluation.per_query,
+                                          "selected": r.selected, "seconds": [round(x, 2) for x in r.seconds],
+                                          "notes": r.notes} for r in results]}
+    (out / "provision_qa.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    click.echo(f"report: {out / 'provision_qa.md'}")
