@@ -89,3 +89,20 @@ def test_eval_command_writes_the_report(opensearch_settings, aliases, tmp_path) 
                                         str(tmp_path / "x")])
     assert statutes.exit_code != 0 and "ranks judgments" in statutes.output
 
+
+
+def test_provision_selection_is_scored_as_sets(client: OpenSearch, aliases, encoder) -> None:
+    from search.evaluate.provision_qa import markdown, run_method
+
+    queries = [Query("Q1", "Whoever commits murder shall be punished with death or imprisonment for life"),
+               Query("Q2", "a demand for dowry from the parents of the bride, directly or indirectly")]
+    qrels = {"Q1": {"S2": 1}, "Q2": {"S124": 1, "S3": 1}}
+    result = run_method("retrieval_top3", queries, qrels, llm=None, client=client, index=aliases["provisions"],
+                        reranker=BiEncoderRescorer(encoder))
+    assert all(len(chosen) == 3 for chosen in result.selected.values())
+    assert result.selected["Q1"][0] == "S2" and "S124" in result.selected["Q2"]
+    q1 = result.evaluation.per_query["Q1"]
+    assert q1["SetP"] == pytest.approx(1 / 3) and q1["SetR"] == 1.0 and q1["SetF"] == pytest.approx(0.5)
+    assert len(result.seconds) == 2 and "| retrieval_top3 |" in markdown([result], {"command": "test"})
+    with pytest.raises(ValueError, match="needs an LLM"):
+        run_method("parametric", queries, qrels, llm=None, client=client, index=aliases["provisions"], reranker=None)
