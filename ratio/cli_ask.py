@@ -19,11 +19,10 @@ import mappings
 from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
 from ratio.cli import Context, cli
 from ratio.llm import configured_llm, llm_options
-from search.answer import Answer, Answerer, AskOptions, Thresholds, ask_provisions
+from search.answer import MODES, Answer, Answerer, AskOptions, Thresholds, ask
 from search.errors import QueryError
 from search.execute import Searcher
 from search.explain import ROLE_LABELS
-from search.intent import classify_intent
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 
 
@@ -64,7 +63,7 @@ def render(answer: Answer, console: Console) -> None:
 
 @cli.command("ask")
 @click.argument("question")
-@click.option("--mode", type=click.Choice(["auto", "judgments", "provisions"]), default="auto", show_default=True,
+@click.option("--mode", type=click.Choice(MODES), default="auto", show_default=True,
               help="Answer from judgment passages, or from statute provisions the LLM names and the index holds "
                    "(auto: provisions when the question is about a statute).")
 @click.option("--no-parametric", is_flag=True, help="Provision mode: search with the question itself.")
@@ -105,13 +104,8 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
     answerer = Answerer(Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm), llm, options)
     console, progress = Console(), Console(stderr=True)
-    if mode == "auto":
-        mode = "provisions" if classify_intent(question).name == "statute" else "judgments"
     try:
-        if mode == "provisions":
-            answer = ask_provisions(answerer, question, parametric=not no_parametric, on_event=_progress(progress))
-        else:
-            answer = answerer.ask(question, on_event=_progress(progress))
+        answer = ask(answerer, question, mode=mode, parametric=not no_parametric, on_event=_progress(progress))
     except (QueryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:

@@ -17,11 +17,10 @@ from backends.llm import LLM
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
 from ratio import settings
 from ratio.llm import open_llm
-from search.answer import Answer, Answerer, AskOptions, ask_provisions
+from search.answer import Answer, Answerer, AskOptions, ask
 from search.execute import Searcher, SearchResult
 from search.explain import Explanation, explain
 from search.explain_llm import HitRecord, llm_explain
-from search.intent import classify_intent
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker, Reranker
 
@@ -129,14 +128,8 @@ class Client:
         or ``auto`` (provisions when the question's intent is a statute). Needs an LLM."""
         if self.llm is None:
             raise ValueError("answering needs an LLM: Client(llm=...) or RATIO_LLM=local|http")
-        if mode not in ("auto", "judgments", "provisions"):
-            raise ValueError(f"mode must be auto, judgments or provisions, not {mode!r}")
-        answerer = Answerer(self.searcher, self.llm, options)
-        if mode == "auto":
-            mode = "provisions" if classify_intent(question).name == "statute" else "judgments"
-        if mode == "provisions":
-            return ask_provisions(answerer, question, parametric=parametric, on_event=on_event)
-        return answerer.ask(question, on_event=on_event)
+        return ask(Answerer(self.searcher, self.llm, options), question, mode=mode, parametric=parametric,
+                   on_event=on_event)
 
     def explain(self, query: str, judgment_id: str, **options: Any) -> Explanation:
         """Why ``judgment_id`` matches ``query``, from its best passage for the query: by the LLM when one is

@@ -4,7 +4,7 @@
 from search.answer.checks import Claim, ClaimCheck, Scores, Thresholds
 from search.answer.context import ContextPassage
 from search.answer.loop import NOTICE, Answer, Answerer, AskOptions, Attempt
-from search.answer.statutes import SelectedProvision, ask_provisions, select_provisions
+from search.answer.statutes import MODES, SelectedProvision, ask, ask_provisions, select_provisions
 
-__all__ = ["NOTICE", "Answer", "Answerer", "AskOptions", "Attempt", "Claim", "ClaimCheck", "ContextPassage",
-           "Scores", "SelectedProvision", "Thresholds", "ask_provisions", "select_provisions"]
+__all__ = ["MODES", "NOTICE", "Answer", "Answerer", "AskOptions", "Attempt", "Claim", "ClaimCheck", "ContextPassage",
+           "Scores", "SelectedProvision", "Thresholds", "ask", "ask_provisions", "select_provisions"]

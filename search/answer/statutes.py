@@ -23,6 +23,7 @@ from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
 from search.answer.context import ContextPassage
 from search.answer.loop import Answer, Attempt, Event, draft
 from search.expand import ParametricProvision, parametric_provisions
+from search.intent import classify_intent
 from search.provisions import provision_bm25_body
 from search.rerank import Reranker
 
@@ -125,3 +126,19 @@ def ask_provisions(answerer: Any, question: str, *, parametric: bool = True, on_
     emit("done", {"status": result.status, "rounds": 1})
     return Answer(**{**result.__dict__, "mode": "provisions", "provisions": selected})
 
+
+
+MODES = ("auto", "judgments", "provisions")
+
+
+def ask(answerer: Any, question: str, *, mode: str = "auto", parametric: bool = True,
+        on_event: Event | None = None) -> Answer:
+    """Answer in ``mode``: ``judgments`` (the check-and-refine loop over chunks), ``provisions`` (provision-guided)
+    or ``auto`` (provisions when the question's intent is a statute, else judgments)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode == "auto":
+        mode = "provisions" if classify_intent(question).name == "statute" else "judgments"
+    if mode == "provisions":
+        return ask_provisions(answerer, question, parametric=parametric, on_event=on_event)
+    return answerer.ask(question, on_event=on_event)

@@ -157,3 +157,14 @@ def test_ratio_ask_cli(opensearch_settings, aliases, small_gguf, tmp_path) -> No
     assert answer["status"] in ("answered", "withheld") and answer["notice"] == NOTICE
     assert len(answer["attempts"]) == 1 and answer["passages"]
     assert answer["status"] == "answered" or answer["reason"]
+
+
+def test_client_ask_needs_an_llm_and_a_known_mode(opensearch_settings, aliases, encoder, small_llm) -> None:
+    from ratio import Client
+
+    prefix = aliases["chunks"].removesuffix("-chunks")
+    with pytest.raises(ValueError, match="needs an LLM"):
+        Client(opensearch_settings.url, prefix=prefix, encoder=encoder).ask(GROUNDED_QUESTION)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        Client(opensearch_settings.url, prefix=prefix, encoder=encoder, llm=small_llm).ask(GROUNDED_QUESTION,
+                                                                                          mode="guess")
