@@ -23,7 +23,7 @@ def open_llm(config: LLMSettings, *, cache: bool = True) -> LLM | None:
     if config.kind == "local":
         model = config.model or DEFAULT_LLM
         path = resolve_gguf(model, settings_module.home_dir() / "models")
-        llm = LlamaCppLLM(path, name=model, context=config.context)
+        llm = LlamaCppLLM(path, name=model, context=config.context, threads=config.threads)
     else:
         assert config.url is not None  # LLMSettings.read checks it
         llm = OpenAICompatibleLLM(config.url, config.model or "default", api_key=config.api_key,

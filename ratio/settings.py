@@ -87,11 +87,14 @@ class LLMSettings:
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 120.0
     context: int = 4096
+    threads: int | None = None  # in-process model: CPU threads (default all; 1 beside another busy process)
 
     @classmethod
     def read(cls, **overrides: object) -> LLMSettings:
         """From ``RATIO_LLM``, ``RATIO_LLM_MODEL``, ``RATIO_LLM_URL``, ``RATIO_LLM_API_KEY`` (or
-        ``OPENAI_API_KEY``), ``RATIO_LLM_TIMEOUT``, ``RATIO_LLM_CONTEXT``; ``overrides`` that are not None win."""
+        ``OPENAI_API_KEY``), ``RATIO_LLM_TIMEOUT``, ``RATIO_LLM_CONTEXT``, ``RATIO_LLM_THREADS``; ``overrides`` that
+        are not None win. (llama.cpp's threads wait for each other by spinning: on a machine busy with other
+        work, fewer threads than cores run much faster than all of them.)"""
         values: dict[str, object] = {
             "kind": os.environ.get("RATIO_LLM") or "none",
             "model": os.environ.get("RATIO_LLM_MODEL") or None,
@@ -99,6 +102,7 @@ class LLMSettings:
             "api_key": os.environ.get("RATIO_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or None,
             "timeout": float(os.environ.get("RATIO_LLM_TIMEOUT") or 120.0),
             "context": int(os.environ.get("RATIO_LLM_CONTEXT") or 4096),
+            "threads": int(os.environ["RATIO_LLM_THREADS"]) if os.environ.get("RATIO_LLM_THREADS") else None,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         settings = cls(**values)  # type: ignore[arg-type]
