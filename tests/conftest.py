@@ -121,7 +121,12 @@ def small_llm(small_gguf: Path):
     """The small model run in-process by llama-cpp-python (deterministic: temperature 0, fixed seed)."""
     from backends.llm import SMALL_LLM, LlamaCppLLM
 
-    return LlamaCppLLM(small_gguf, name=SMALL_LLM, context=4096, threads=os.cpu_count())
+    return LlamaCppLLM(small_gguf, name=SMALL_LLM, context=4096, threads=_llm_threads())
+
+
+def _llm_threads() -> int:
+    """All cores, or ``RATIO_LLM_THREADS`` (1 keeps llama.cpp from spinning against other busy processes)."""
+    return settings.LLMSettings.read().threads or os.cpu_count() or 1
 
 
 def _free_port() -> int:
@@ -145,7 +150,7 @@ def llm_server(small_gguf: Path) -> Iterator[str]:
     with log.open("w") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(small_gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "4096", "--model_alias", "qwen-small"],
+             "--port", str(port), "--n_ctx", "4096", "--n_threads", str(_llm_threads()), "--model_alias", "qwen-small"],
             stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:
