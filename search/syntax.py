@@ -287,6 +287,10 @@ def normalise_statute(value: str, position: int | None = None) -> tuple[str, ...
     34 IPC`` gives two. Raises rather than return a string no chunk could carry."""
     text = _tidy(value)
     attempts = [text, text[:1].upper() + text[1:], f"s. {text}"]
+    canonical = re.fullmatch(r"(.+?)\s+(s|art)\.\s+(\S+)", text)
+    if canonical:  # the stored form itself (``Constitution art. 21``), as facets and the explore page write it
+        act, kind, number = canonical.groups()
+        attempts.insert(0, f"{'Article' if kind == 'art' else 's.'} {number} of the {act}")
     swapped = re.fullmatch(r"([A-Za-z][\w. /]*?)\s+(\d{1,4}[A-Z]{0,2}(?:\(\w{1,5}\))*)", text)
     if swapped:
         attempts.append(f"s. {swapped.group(2)} {swapped.group(1)}")
