@@ -205,8 +205,7 @@ def indices_create(ctx: Context, engine: str, encoder: str, dimension: int | Non
         raise click.ClickException(f"OpenSearch refused: {exc}") from exc
     table = Table("kind", "alias", "index", "created", title="indices")
     for kind, row in report.items():
-        table.add_row(kind, row["alias"], str(row["index"]),
-                      "yes" if row["created"] else row.get("skipped", "already there"))
+        table.add_row(kind, row["alias"], row["index"], "yes" if row["created"] else "already there")
     _emit({"indices": report, "pipelines": pipelines}, as_json, table)
     if not as_json:
         for name, installed in pipelines.items():
@@ -270,7 +269,7 @@ def status(ctx: Context, as_json: bool) -> None:
     _emit(data, as_json, table)
 
 
-from ratio import cli_alerts, cli_ask, cli_bench, cli_dashboards, cli_eval, cli_index, cli_llm, cli_search  # noqa: E402,F401 - register the other commands
+from ratio import cli_ask, cli_bench, cli_dashboards, cli_eval, cli_index, cli_llm, cli_search  # noqa: E402,F401 - register the other commands
 
 
 def main() -> None:
