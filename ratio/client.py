@@ -18,6 +18,7 @@ from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, conn
 from ratio import settings
 from ratio.llm import open_llm
 from search.answer import Answer, Answerer, AskOptions, ask
+from search.citecheck import CitationReport, check_citations
 from search.execute import Searcher, SearchResult
 from search.explain import Explanation, explain
 from search.explain_llm import HitRecord, llm_explain
@@ -120,6 +121,12 @@ class Client:
         source = self.client.get(index=self.aliases["judgments"], id=judgment_id,
                                  params={"_source_excludes": "vector"})["_source"]
         return JudgmentRecord.from_source(source)
+
+    def check_citations(self, text: str | bytes) -> CitationReport:
+        """Which judgments and provisions cited in ``text`` (a brief, a draft) the corpus holds, which are
+        ambiguous and which it does not know (:mod:`search.citecheck`); a guard against invented citations.
+        Raises a :class:`search.citecheck.CitationTextError` (a ``QueryError``) for empty, binary or huge text."""
+        return check_citations(self.client, self.aliases, text)
 
     def ask(self, question: str, *, mode: str = "auto", parametric: bool = True,
             options: AskOptions | None = None, on_event: Any = None) -> Answer:
