@@ -34,13 +34,14 @@ class IndexReport:
     chunks_indexed: int = 0
     chunks_deleted: int = 0
     sentences: int = 0
+    indexed_ids: list[str] = field(default_factory=list)  # judgments written this run (for saved-search alerts)
     failed: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
     times: StageTimes = field(default_factory=StageTimes)
     seconds: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in self.__dict__.items() if k not in ("failed", "warnings", "times")}
+        data = {k: v for k, v in self.__dict__.items() if k not in ("failed", "warnings", "times", "indexed_ids")}
         data["failed"] = [{"item": item, "reason": reason} for item, reason in self.failed]
         data["warnings"] = [{"item": item, "warning": warning} for item, warning in self.warnings]
         data["times"] = self.times.as_dict()
@@ -139,6 +140,7 @@ class IndexWriter:
             p = written[str(result.get("_id"))]
             if ok:
                 report.judgments_indexed += 1
+                report.indexed_ids.append(p.judgment.judgment_id)
                 report.chunks_indexed += len(p.chunks)
                 report.sentences += len(p.sentences)
             else:
@@ -207,7 +209,8 @@ class IndexWriter:
             self._write_judgments(judgments, report)
         if provisions:
             self._write_provisions(provisions, report)
-        self.client.indices.refresh(index=",".join(self.aliases.values()))
+        # Only what this writer writes: the saved-search index is absent on a cluster without percolator.
+        self.client.indices.refresh(index=",".join(self.aliases[k] for k in ("judgments", "chunks", "provisions")))
         report.seconds = time.perf_counter() - started
         return report
 

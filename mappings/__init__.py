@@ -3,6 +3,10 @@
 A string that is exactly ``"${name}"`` is replaced by the typed value (so ``"${dimension}"`` becomes the
 integer 384); a placeholder inside a longer string is replaced textually. Unknown placeholders raise,
 so a typo in a JSON file is caught by the first test that builds the body.
+
+An index body may say ``"_document_fields": {"from": "chunks", "except": ["vector"]}``: its mappings then
+also take the other kind's fields. The percolator index of saved searches uses it, because the documents it
+percolates are chunks and every field a stored query names must be mapped the same way as in ``chunks``.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-INDEX_KINDS: tuple[str, ...] = ("judgments", "chunks", "provisions")
+INDEX_KINDS: tuple[str, ...] = ("judgments", "chunks", "provisions", "saved_searches")
 PIPELINES: tuple[str, ...] = ("ratio-hybrid-minmax", "ratio-hybrid-rrf")
 SCHEMA_VERSION = 1
 ENGINES: tuple[str, ...] = ("lucene", "faiss")
@@ -100,7 +104,30 @@ def index_body(kind: str, options: IndexOptions | None = None) -> dict[str, Any]
         raise ValueError(f"unknown index kind {kind!r}; choose one of {INDEX_KINDS}")
     options = options or IndexOptions()
     values = {**asdict(options), "schema_version": SCHEMA_VERSION, "vector_field": vector_field(options)}
-    return fill(json.loads(_template(f"{kind}.json")), values)
+    body = fill(json.loads(_template(f"{kind}.json")), values)
+    inherited = _document_properties(body.pop("_document_fields", None), options)
+    own = body["mappings"]["properties"]
+    clash = sorted(set(own) & set(inherited))
+    if clash:
+        raise ValueError(f"index kind {kind!r} defines {clash} itself and also takes them from its documents")
+    body["mappings"]["properties"] = {**inherited, **own}
+    return body
+
+
+def _document_properties(rule: dict[str, Any] | None, options: IndexOptions) -> dict[str, Any]:
+    if rule is None:
+        return {}
+    props = index_body(rule["from"], options)["mappings"]["properties"]
+    return {name: spec for name, spec in props.items() if name not in rule.get("except", ())}
+
+
+def document_fields(kind: str) -> tuple[str, ...]:
+    """The fields ``kind`` takes from the documents it percolates (empty for the ordinary kinds): what a
+    percolated document may carry, so a caller can send exactly those and nothing the mapping would refuse."""
+    if kind not in INDEX_KINDS:
+        raise ValueError(f"unknown index kind {kind!r}; choose one of {INDEX_KINDS}")
+    rule = _read_json(f"{kind}.json").get("_document_fields")
+    return tuple(_document_properties(rule, IndexOptions()))
 
 
 def pipeline_body(name: str, options: PipelineOptions | None = None) -> dict[str, Any]:

@@ -205,7 +205,8 @@ def indices_create(ctx: Context, engine: str, encoder: str, dimension: int | Non
         raise click.ClickException(f"OpenSearch refused: {exc}") from exc
     table = Table("kind", "alias", "index", "created", title="indices")
     for kind, row in report.items():
-        table.add_row(kind, row["alias"], row["index"], "yes" if row["created"] else "already there")
+        table.add_row(kind, row["alias"], str(row["index"]),
+                      "yes" if row["created"] else row.get("skipped", "already there"))
     _emit({"indices": report, "pipelines": pipelines}, as_json, table)
     if not as_json:
         for name, installed in pipelines.items():

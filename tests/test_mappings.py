@@ -9,11 +9,20 @@ import pytest
 import analyzers
 import mappings
 
+VECTOR_KINDS = ("judgments", "chunks", "provisions")
 
-@pytest.mark.parametrize("kind", mappings.INDEX_KINDS)
-def test_every_index_body_is_complete(kind: str) -> None:
+
+def test_every_index_body_is_complete_and_strict() -> None:
+    for kind in mappings.INDEX_KINDS:
+        body = mappings.index_body(kind, mappings.IndexOptions(dimension=768, engine="faiss"))
+        assert "${" not in json.dumps(body), f"a placeholder was left unfilled in {kind}"
+        assert "_document_fields" not in body, "the inheritance rule is resolved, not sent to OpenSearch"
+        assert body["mappings"]["dynamic"] == "strict"
+
+
+@pytest.mark.parametrize("kind", VECTOR_KINDS)
+def test_every_vector_index_body_is_complete(kind: str) -> None:
     body = mappings.index_body(kind, mappings.IndexOptions(dimension=768, engine="faiss"))
-    assert "${" not in json.dumps(body), "a placeholder was left unfilled"
     vector = body["mappings"]["properties"]["vector"]
     assert vector["dimension"] == 768
     assert vector["method"] == {"name": "hnsw", "space_type": "cosinesimil", "engine": "faiss",
@@ -30,6 +39,20 @@ def test_chunks_carry_role_ordinal_offsets_and_judgment_filters() -> None:
     assert props["role"]["type"] == "keyword"
     assert props["text"]["fields"]["exact"]["analyzer"] == "ratio_exact"
     assert props["text"]["search_analyzer"] == "ratio_text_search"
+
+
+def test_saved_searches_map_the_chunk_fields_they_percolate_and_no_vector() -> None:
+    chunks = mappings.index_body("chunks")["mappings"]["properties"]
+    body = mappings.index_body("saved_searches")
+    props = body["mappings"]["properties"]
+    assert props["query"] == {"type": "percolator"}
+    for field in ("name", "query_text", "options", "webhook", "created_at"):
+        assert field in props, field
+    assert "vector" not in props and "knn" not in body["settings"]["index"]
+    assert {name: spec for name, spec in props.items() if name in chunks} == {
+        name: spec for name, spec in chunks.items() if name != "vector"}, "chunk fields are copied unchanged"
+    assert set(mappings.document_fields("saved_searches")) == set(chunks) - {"vector"}
+    assert mappings.document_fields("chunks") == ()
 
 
 def test_analyzers_referenced_by_mappings_exist_in_every_language() -> None:

@@ -20,6 +20,9 @@ import mappings
 from backends.opensearch.client import module_names, plugin_names
 
 NEURAL_PLUGIN = "opensearch-neural-search"
+# Index kinds whose mappings need a module that not every cluster loads. Without it the kind is skipped (and
+# reported so) rather than failing the others: saved searches are an extra, judgments and chunks are not.
+REQUIRED_MODULES: dict[str, str] = {"saved_searches": "percolator"}
 
 
 class IndexOperationError(RuntimeError):
@@ -75,13 +78,26 @@ def create_indices(
     language: str = "en",
     kinds: tuple[str, ...] = mappings.INDEX_KINDS,
 ) -> dict[str, dict[str, Any]]:
-    """Create version 1 of each missing index and point its alias at it; existing aliases are left alone."""
+    """Create version 1 of each missing index and point its alias at it; existing aliases are left alone.
+
+    A kind whose module the cluster lacks (:data:`REQUIRED_MODULES`) is not created: its row has
+    ``index: None`` and ``skipped`` says why.
+    """
     report: dict[str, dict[str, Any]] = {}
+    modules: set[str] | None = None
     for kind in kinds:
         existing = current_index(client, layout, kind)
         if existing:
             report[kind] = {"alias": layout.alias(kind), "index": existing, "created": False}
             continue
+        needed = REQUIRED_MODULES.get(kind)
+        if needed:
+            modules = module_names(client) if modules is None else modules
+            if needed not in modules:
+                report[kind] = {"alias": layout.alias(kind), "index": None, "created": False,
+                                "skipped": f"the cluster has no {needed} module (restart the local node after "
+                                           "'ratio opensearch install' to add it)"}
+                continue
         name = layout.versioned(kind, 1)
         try:
             client.indices.create(index=name, body=index_definition(kind, options, language))
@@ -172,13 +188,13 @@ def describe(client: OpenSearch, layout: IndexLayout) -> dict[str, dict[str, Any
             info[kind] = {"alias": layout.alias(kind), "index": None}
             continue
         meta = client.indices.get_mapping(index=index)[index]["mappings"]
-        vector = meta["properties"]["vector"]
+        vector = meta["properties"].get("vector")  # saved searches have none
         info[kind] = {
             "alias": layout.alias(kind),
             "index": index,
             "documents": client.count(index=index)["count"],
-            "dimension": vector["dimension"],
-            "engine": vector["method"]["engine"],
+            "dimension": vector["dimension"] if vector else None,
+            "engine": vector["method"]["engine"] if vector else None,
             "language": meta.get("_meta", {}).get("language"),
         }
     return info
