@@ -270,7 +270,17 @@ def status(ctx: Context, as_json: bool) -> None:
     _emit(data, as_json, table)
 
 
-from ratio import cli_ask, cli_bench, cli_cite, cli_dashboards, cli_eval, cli_index, cli_llm, cli_search  # noqa: E402,F401 - register the other commands
+from ratio import (  # noqa: E402,F401 - register the other commands
+    cli_alerts,
+    cli_ask,
+    cli_bench,
+    cli_cite,
+    cli_dashboards,
+    cli_eval,
+    cli_index,
+    cli_llm,
+    cli_search,
+)
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ from backends.encoders import DEFAULT_ENCODER, ModelError, encoder_dimension, lo
 from backends.opensearch import create_indices, install_pipelines
 from ratio import settings
 from ratio.cli import Context, cli
+from ratio.cli_alerts import report_index_alerts
 from ratio.llm import configured_llm, llm_options
 
 err = Console(stderr=True)
@@ -99,6 +100,7 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
         report = writer.run(load(paths, load_options))
     data = report.as_dict()
     if as_json:
+        report_index_alerts(client, aliases, report.indexed_ids, data)
         click.echo(json.dumps(data, indent=2))
     else:
         table = Table("", "", title="index report")
@@ -116,6 +118,7 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
             click.echo(f"warning {item}: {warning}", err=True)
         for item, reason in report.failed:
             click.echo(f"FAILED {item}: {reason}", err=True)
+        report_index_alerts(client, aliases, report.indexed_ids, None)
     if strict and report.failed:
         sys.exit(1)
 
