@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Client", "JudgmentRecord", "__version__"]
+__all__ = ["Client", "JudgmentRecord", "RemoteClient", "__version__"]
 
 if TYPE_CHECKING:
     from ratio.client import Client, JudgmentRecord
+    from ratio.remote import RemoteClient
 
 
 def __getattr__(name: str) -> Any:
@@ -21,4 +22,8 @@ def __getattr__(name: str) -> Any:
         from ratio import client
 
         return getattr(client, name)
+    if name == "RemoteClient":
+        from ratio.remote import RemoteClient
+
+        return RemoteClient
     raise AttributeError(name)

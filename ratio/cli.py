@@ -280,6 +280,7 @@ from ratio import (  # noqa: E402,F401 - register the other commands
     cli_index,
     cli_llm,
     cli_search,
+    cli_serve,
 )
 
 

@@ -34,7 +34,7 @@ _FIT_REASON = {
                 "{n} judgments in the corpus have these parties: add the reporter citation or the year"),
     Fit.SWAPPED: ("one judgment in the corpus has these parties, named the other way round",
                   "{n} judgments in the corpus have these parties, named the other way round"),
-    Fit.PARTIAL: ("one judgment in the corpus has parties that match these in part (the closest, not exact)",
+    Fit.PARTIAL: ("one judgment in the corpus has parties that match these only in part: check it is the one meant",
                   "{n} judgments in the corpus have parties that match these in part: name the parties in full "
                   "or add the reporter citation"),
 }
@@ -155,7 +155,10 @@ def lookup_case_names(client: OpenSearch, index: str, canonicals: Sequence[str])
         if best is None:
             verdicts[canonical] = Verdict("unknown", (), "no judgment in the corpus has these parties")
         else:
-            verdicts[canonical] = _verdict(fits[best], *_FIT_REASON[best])
+            verdict = _verdict(fits[best], *_FIT_REASON[best])
+            if best is Fit.PARTIAL:  # a guard against invented citations must not call a near miss "found"
+                verdict = Verdict("ambiguous", verdict.matches, verdict.reason)
+            verdicts[canonical] = verdict
     return verdicts
 
 

@@ -35,3 +35,56 @@ def aliases(client: OpenSearch, encoder, tmp_path_factory) -> dict[str, str]:
     assert report.failed == [] and report.judgments_indexed == 18
     yield aliases
     client.indices.delete(index=f"{layout.prefix}-*")
+
+
+# ---------------------------------------------------------------- the web app over the sample corpus
+
+
+@pytest.fixture(scope="session")
+def ratio_client(opensearch_settings, aliases: dict[str, str], encoder):
+    """A ``ratio.Client`` on the session's sample indices (the prefix is the one ``aliases`` was built with)."""
+    from ratio.client import Client
+
+    prefix = aliases["judgments"].removesuffix("-judgments")
+    return Client(opensearch_settings.url, prefix=prefix, encoder=encoder, llm=None)
+
+
+@pytest.fixture(scope="session")
+def web_app(ratio_client):
+    from ratio.web import create_app
+
+    return create_app(ratio_client)
+
+
+@pytest.fixture(scope="session")
+def api(web_app):
+    """A TestClient over the app (in-process ASGI, real OpenSearch and encoder behind it)."""
+    from fastapi.testclient import TestClient
+
+    with TestClient(web_app) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session")
+def live_server(web_app):
+    """The app served by uvicorn on a free loopback port, for the browser and the remote client."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(web_app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("uvicorn did not start the test server within 30 s")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)

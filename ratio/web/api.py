@@ -1,0 +1,120 @@
+"""The REST API under ``/api/v1``: search, judgments, facets, explore, explanations, provisions, CSV, health.
+
+Every route validates its input with the models in :mod:`ratio.web.schemas` (so the OpenAPI spec is the
+contract) and reports problems as ``{"error": {"code", "message"}}`` with a 4xx status; the handlers are
+installed by :func:`ratio.web.app.create_app`. Routes are plain ``def``: FastAPI runs them in its thread
+pool, which suits the blocking OpenSearch client and the encoder.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+
+from ratio.web.schemas import (
+    ErrorResponse,
+    ExplainResponse,
+    ExploreView,
+    ExportParams,
+    Health,
+    JudgmentView,
+    ProvisionsResponse,
+    SearchPage,
+    SearchParams,
+)
+from ratio.web.service import Service
+from search.syntax import MAX_CHARS
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "The query or an option cannot be run; the message says why."},
+    401: {"model": ErrorResponse, "description": "An API key is required and was missing or wrong."},
+    422: {"model": ErrorResponse, "description": "The request does not match the schema."},
+    503: {"model": ErrorResponse, "description": "OpenSearch did not answer."},
+}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorResponse, "description": "No such item in the corpus."}}
+
+router = APIRouter(prefix="/api/v1", responses=ERRORS)
+JudgmentId = Annotated[str, Path(min_length=1, max_length=512, description="The judgment's id (its file stem).")]
+
+
+def service(request: Request) -> Service:
+    return request.app.state.service
+
+
+ServiceDep = Annotated[Service, Depends(service)]
+
+
+class NotFoundError(LookupError):
+    """An id the corpus does not hold (the app turns it into a 404)."""
+
+
+@router.get("/health", response_model=Health, tags=["status"])
+def health(svc: ServiceDep) -> JSONResponse:
+    """OpenSearch's state and the document count of each index; 503 when the cluster does not answer."""
+    data = svc.health()
+    return JSONResponse(Health(**data).model_dump(), status_code=503 if data["status"] == "unavailable" else 200)
+
+
+@router.get("/search", response_model=SearchPage, tags=["search"])
+def search_get(params: Annotated[SearchParams, Query()], svc: ServiceDep) -> SearchPage:
+    """Judgments for a query, best first, each with its best passages (highlighted, with their roles)."""
+    return svc.search(params)
+
+
+@router.post("/search", response_model=SearchPage, tags=["search"])
+def search_post(params: SearchParams, svc: ServiceDep) -> SearchPage:
+    """The same search with the parameters as a JSON body (for long pasted facts)."""
+    return svc.search(params)
+
+
+@router.get("/facets", response_model=dict[str, list[dict[str, Any]]], tags=["search"])
+def facets(params: Annotated[SearchParams, Query()], svc: ServiceDep) -> dict[str, list[dict[str, Any]]]:
+    """Facet counts (court, year, role, cited provisions, judges) of the chunks a search matches."""
+    return svc.search(params.model_copy(update={"size": 1, "explain": False, "cursor": None})).facets
+
+
+@router.get("/explore", response_model=ExploreView, tags=["explore"])
+def explore(params: Annotated[SearchParams, Query()], svc: ServiceDep) -> ExploreView:
+    """Judgments per year, court, role, cited provision, cited judgment and judge, and provisions cited
+    together, over the whole corpus or the chunks a query matches lexically. Each bucket carries the query
+    filter that selects it."""
+    return svc.explore(params)
+
+
+@router.get("/export.csv", response_class=PlainTextResponse, tags=["explore"],
+            responses={200: {"content": {"text/csv": {}}, "description": "The ranked judgments as CSV."}})
+def export_csv(params: Annotated[ExportParams, Query()], svc: ServiceDep) -> PlainTextResponse:
+    """A search's judgments as CSV (rank, id, title, court, date, judges, score, best passage, link)."""
+    body = svc.export_csv(SearchParams(**params.model_dump(exclude={"limit"})), params.limit)
+    return PlainTextResponse(body, media_type="text/csv",
+                             headers={"Content-Disposition": 'attachment; filename="ratio-results.csv"'})
+
+
+@router.get("/judgments/{judgment_id}", response_model=JudgmentView, responses=NOT_FOUND, tags=["judgments"])
+def judgment(judgment_id: JudgmentId, svc: ServiceDep) -> JudgmentView:
+    """A judgment: metadata, summary fields, every sentence with its role, the citations it makes (resolved
+    to the corpus where possible) and the corpus judgments that cite it."""
+    view = svc.judgment(judgment_id)
+    if view is None:
+        raise NotFoundError(f"the corpus has no judgment {judgment_id!r}")
+    return view
+
+
+@router.get("/explain", response_model=ExplainResponse, responses=NOT_FOUND, tags=["search"])
+def explain(q: Annotated[str, Query(min_length=1, max_length=MAX_CHARS)],
+            judgment_id: Annotated[str, Query(min_length=1, max_length=512)], svc: ServiceDep) -> ExplainResponse:
+    """Why a judgment matches a query, in one line (the LLM's when one is configured, checked against the
+    judgment; else extractive)."""
+    if svc.judgment_exists(judgment_id) is False:
+        raise NotFoundError(f"the corpus has no judgment {judgment_id!r}")
+    return ExplainResponse(judgment_id=judgment_id, query=q, explanation=svc.explain(q, judgment_id))
+
+
+@router.get("/provisions", response_model=ProvisionsResponse, tags=["provisions"])
+def provisions(q: Annotated[str, Query(min_length=1, max_length=MAX_CHARS)], svc: ServiceDep,
+               size: Annotated[int, Query(ge=1, le=50)] = 10) -> ProvisionsResponse:
+    """Statute provisions for a question or a description of facts (BM25 and vectors, fused)."""
+    return ProvisionsResponse(query=q, provisions=svc.provisions(q, size))

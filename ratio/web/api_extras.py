@@ -1,0 +1,109 @@
+"""API routes for citation checks and saved searches with alerts (:mod:`search.citecheck`, :mod:`search.alerts`).
+
+Saved searches live in a percolator index; the first save creates it. Alerts are checked on demand
+(``POST /api/v1/alerts/check`` with judgment ids or a time) — ``ratio index`` reports matches itself when it
+writes judgments — and, with ``notify``, each match is POSTed to its search's webhook.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Response
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from ratio.web.api import ERRORS, NOT_FOUND, ServiceDep
+from ratio.web.schemas import AlertCheckBody, CitationCheckBody, ErrorResponse, SavedSearchBody
+from search import alerts
+from search.citecheck import CitationCheck, check_citations
+from search.errors import BadValueError
+
+router = APIRouter(prefix="/api/v1", responses=ERRORS)
+UNAVAILABLE = {503: {"model": ErrorResponse, "description": "The cluster cannot hold saved searches (no "
+                                                             "percolator module)."}}
+
+
+class CitationReportOut(BaseModel):
+    """What the corpus says about each citation in the text: found (with links), ambiguous, or unknown."""
+
+    checks: list[CitationCheck]
+    found: int
+    ambiguous: int
+    unknown: int
+    characters: int
+    ok: bool
+
+
+class AlertsOut(BaseModel):
+    checked: int
+    alerts: list[alerts.Alert]
+    deliveries: list[alerts.Delivery]
+
+
+@router.post("/citations/check", response_model=CitationReportOut, tags=["citations"])
+def citations_check(body: CitationCheckBody, svc: ServiceDep) -> CitationReportOut:
+    """Find the judgment and provision citations in a text (a brief, a draft) and say for each whether the
+    corpus holds it, is ambiguous about it, or does not know it: a guard against invented citations."""
+    report = check_citations(svc.client.client, svc.client.aliases, body.text)
+    return CitationReportOut(**report.as_dict())
+
+
+def _unavailable(exc: Exception) -> JSONResponse:
+    return JSONResponse({"error": {"code": "alerts_unavailable", "message": str(exc)}}, status_code=503)
+
+
+@router.get("/saved-searches", response_model=list[alerts.SavedSearch], tags=["alerts"])
+def saved_searches(svc: ServiceDep) -> list[alerts.SavedSearch]:
+    """Every saved search, by name (empty before the first save)."""
+    return alerts.list_searches(svc.client.client, svc.client.aliases)
+
+
+@router.post("/saved-searches", response_model=alerts.SavedSearch, status_code=201, tags=["alerts"],
+             responses={409: {"model": ErrorResponse, "description": "The name is taken."}, **UNAVAILABLE})
+def save(body: SavedSearchBody, svc: ServiceDep, replace: bool = False) -> alerts.SavedSearch | JSONResponse:
+    """Save a search (Ratio's query syntax and filters); new judgments matching it are reported by the alerts
+    check, and POSTed to ``webhook`` when one is given."""
+    options = alerts.SearchOptions(courts=tuple(body.court), judges=tuple(body.judge), date_from=body.date_from,
+                                   date_to=body.date_to, roles=tuple(body.role), role_mode=body.mode)
+    client, aliases = svc.client.client, svc.client.aliases
+    try:
+        alerts.ensure_index(client, svc.client.layout)
+        return alerts.save_search(client, aliases, body.name, body.q, options=options, webhook=body.webhook,
+                                  replace=replace)
+    except alerts.AlertsUnavailableError as exc:
+        return _unavailable(exc)
+    except alerts.DuplicateSearchError as exc:
+        return JSONResponse({"error": {"code": "conflict", "message": str(exc)}}, status_code=409)
+
+
+@router.delete("/saved-searches/{name}", status_code=204, responses=NOT_FOUND, tags=["alerts"])
+def delete(name: Annotated[str, Path(min_length=1, max_length=200)], svc: ServiceDep) -> Response:
+    """Delete a saved search."""
+    try:
+        alerts.delete_search(svc.client.client, svc.client.aliases, name)
+    except alerts.UnknownSearchError as exc:
+        return JSONResponse({"error": {"code": "not_found", "message": str(exc)}}, status_code=404)
+    return Response(status_code=204)
+
+
+@router.post("/alerts/check", response_model=AlertsOut, tags=["alerts"], responses=UNAVAILABLE)
+def check(body: AlertCheckBody, svc: ServiceDep) -> AlertsOut:
+    """Which saved searches match the given judgments (or those indexed since a time); with ``notify``, POST
+    each match to its webhook and report the deliveries."""
+    client, aliases = svc.client.client, svc.client.aliases
+    ids = list(body.judgment_ids)
+    if body.since:
+        try:
+            since = dt.datetime.fromisoformat(body.since)
+        except ValueError:
+            raise BadValueError(f"since must be an ISO date-time such as 2026-11-30T08:00:00, not "
+                                f"{body.since!r}") from None
+        ids += alerts.judgments_since(client, aliases, since)
+    if not ids:
+        raise BadValueError("name the judgments to check (judgment_ids) or a time (since)")
+    found = alerts.check(client, aliases, list(dict.fromkeys(ids)))
+    deliveries = alerts.notify(found) if body.notify else []
+    return AlertsOut(checked=len(set(ids)), alerts=found, deliveries=deliveries)
+

@@ -1,0 +1,158 @@
+"""The web application: the REST API, the pages, and the policies around them (auth, CORS, errors).
+
+``create_app`` takes an explicit :class:`ratio.Client` and options; ``ratio serve`` reads the settings and
+calls it. Policies:
+
+* **API key** (optional): with ``api_key`` set, every ``/api/`` route except ``/api/v1/health`` needs it in
+  ``X-API-Key`` (or ``Authorization: Bearer``); compared in constant time. The pages are not covered: put
+  them behind the reverse proxy's authentication, or serve the API alone with ``pages=False``.
+* **CORS** is off unless origins are named: a search API over a private corpus should not be readable from
+  any web page a user happens to open.
+* **Errors** are always ``{"error": {"code", "message"}}``: a query the engine cannot run is a 400 whose
+  message says what to change, a schema violation a 422 that names each bad field, an unknown id a 404,
+  and an unreachable cluster a 503, never a stack trace.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from opensearchpy.exceptions import ConnectionError as OSConnectionError
+from opensearchpy.exceptions import ConnectionTimeout
+from starlette.exceptions import HTTPException
+
+import ratio
+from ratio.client import Client
+from ratio.web import api
+from ratio.web.service import Service
+from search.citecheck_lookup import CitationLookupError
+from search.errors import QueryError
+
+log = logging.getLogger("ratio.web")
+STATIC = Path(__file__).with_name("static")
+OPEN_PATHS = ("/api/v1/health",)
+
+
+def _error(status: int, code: str, message: str, detail: list[dict[str, Any]] | None = None,
+           headers: dict[str, str] | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if detail is not None:
+        body["detail"] = detail
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+def _field(loc: Sequence[Any]) -> str:
+    parts = [str(p) for p in loc if p not in ("query", "body", "path")]
+    return ".".join(parts) or "request"
+
+
+def _validation_detail(exc: RequestValidationError) -> list[dict[str, Any]]:
+    return [{"field": _field(e.get("loc", ())), "message": e.get("msg", "invalid"), "type": e.get("type", "")}
+            for e in exc.errors()]
+
+
+def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequence[str] = (),
+               pages: bool = True) -> FastAPI:
+    """The ASGI app serving ``client``'s indices (see the module docstring for the policies)."""
+    app = FastAPI(
+        title="Ratio", version=ratio.__version__,
+        description="Search over court judgments: role-aware hybrid (BM25 + vector) retrieval over OpenSearch. "
+                    "Errors are {\"error\": {\"code\", \"message\"}}.",
+        openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs", redoc_url=None)
+    app.state.service = Service(client)
+    app.state.api_key = api_key
+
+    if cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["X-API-Key", "Authorization", "Content-Type"])
+
+    @app.middleware("http")
+    async def require_key(request: Request, call_next):
+        path = request.url.path
+        if api_key and path.startswith("/api/") and path not in OPEN_PATHS and request.method != "OPTIONS":
+            given = request.headers.get("x-api-key") or ""
+            bearer = request.headers.get("authorization") or ""
+            if not given and bearer.lower().startswith("bearer "):
+                given = bearer[7:].strip()
+            if not secrets.compare_digest(given.encode(), api_key.encode()):
+                return _error(401, "unauthorized", "this API needs a key: send it in the X-API-Key header",
+                              headers={"WWW-Authenticate": "Bearer"})
+        return await call_next(request)
+
+    @app.exception_handler(QueryError)
+    async def query_error(request: Request, exc: QueryError) -> JSONResponse:
+        return _error(400, "bad_query", str(exc))
+
+    @app.exception_handler(api.NotFoundError)
+    async def not_found(request: Request, exc: api.NotFoundError) -> JSONResponse:
+        return _error(404, "not_found", str(exc.args[0]) if exc.args else "not found")
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        detail = _validation_detail(exc)
+        message = "; ".join(f"{d['field']}: {d['message']}" for d in detail[:5])
+        return _error(422, "invalid_request", message or "the request does not match the API's schema", detail)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        codes = {404: "not_found", 405: "method_not_allowed"}
+        return _error(exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail),
+                      headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(CitationLookupError)
+    async def lookup_failed(request: Request, exc: CitationLookupError) -> JSONResponse:
+        return _error(503, "opensearch_refused", str(exc))
+
+    @app.exception_handler(OSConnectionError)
+    @app.exception_handler(ConnectionTimeout)
+    async def unavailable(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("OpenSearch unavailable: %s", exc)
+        return _error(503, "opensearch_unavailable", "OpenSearch did not answer; try again shortly")
+
+    if api_key:
+        app.openapi_schema = None  # rebuilt lazily with the security scheme below
+        _declare_key(app)
+    app.include_router(api.router)
+    _include_extras(app)
+    if pages:
+        from ratio.web import pages as web_pages
+
+        app.include_router(web_pages.router)
+        app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
+
+
+def _declare_key(app: FastAPI) -> None:
+    """Publish the API key requirement in the OpenAPI spec (what clients and schemathesis read)."""
+    original = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        spec = original()
+        spec.setdefault("components", {})["securitySchemes"] = {
+            "ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}
+        for path, methods in spec.get("paths", {}).items():
+            if path.startswith("/api/") and path not in OPEN_PATHS:
+                for operation in methods.values():
+                    operation["security"] = [{"ApiKey": []}]
+        app.openapi_schema = spec
+        return spec
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _include_extras(app: FastAPI) -> None:
+    """Routers of optional features (citation checks, saved searches), present when their modules are."""
+    from ratio.web import api_extras
+
+    app.include_router(api_extras.router)

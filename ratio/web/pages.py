@@ -1,0 +1,177 @@
+"""Server-rendered pages: search, judgment, explore, provision, and the explanation fragment.
+
+The pages work without JavaScript: every filter is a form field or a link, every chart bar a link that
+adds its filter to the query. Two small scripts improve on that: explanations are fetched after the
+results are shown (``/ui/explain``), so an LLM never delays the list, and the judgment page's role legend
+hides and shows sentences by role. Templates autoescape; the only markup passed through is the
+highlighter's, whose text OpenSearch has already HTML-escaped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
+from pydantic import ValidationError
+
+from indexer.roles.roles import load_role_set
+from ratio.web.schemas import SearchParams
+from ratio.web.service import Service
+from search.errors import QueryError
+from search.request import SearchRequest
+from search.syntax import MAX_CHARS
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
+SEARCH_FIELDS = ("q", "court", "judge", "date_from", "date_to", "role", "mode", "cursor")
+
+
+def _roles() -> list[dict[str, str]]:
+    roles = load_role_set()
+    return [{"name": r, "label": r.replace("_", " "), "coarse": roles.coarse(r)} for r in roles.names]
+
+
+ROLES = _roles()
+ROLE_NAMES = [r["name"] for r in ROLES]
+
+
+def _service(request: Request) -> Service:
+    return request.app.state.service
+
+
+def _params(request: Request) -> tuple[SearchParams, str | None]:
+    """Search parameters from the page's query string (repeatable fields as lists), and any error."""
+    raw: dict[str, Any] = {}
+    for key in SEARCH_FIELDS:
+        values = [v for v in request.query_params.getlist(key) if v.strip()]
+        if key in ("court", "judge", "role"):
+            raw[key] = values
+        elif values:
+            raw[key] = values[0]
+    try:
+        return SearchParams(**raw), None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
+        return SearchParams(), problems
+
+
+def _with(params: SearchParams, **changes: Any) -> str:
+    """A search URL for ``params`` changed by ``changes`` (None removes a field); the cursor never carries."""
+    data = params.model_dump(include={"q", "court", "judge", "date_from", "date_to", "role", "mode"})
+    data.update(changes)
+    pairs = [(k, v) for k, value in data.items() if value not in (None, "", [])
+             for v in (value if isinstance(value, list) else [value])]
+    return "?" + urlencode(pairs)
+
+
+def _add_filter(params: SearchParams, clause: str) -> str:
+    query = f"{params.q} {clause}".strip() if clause not in params.q else params.q
+    return _with(params, q=query)
+
+
+def _render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
+    base = {"roles": ROLES, "max_chars": MAX_CHARS, "mark": Markup}
+    return templates.TemplateResponse(request, name, {**base, **context}, status_code=status)
+
+
+@router.get("/", response_class=HTMLResponse)
+def search_page(request: Request) -> HTMLResponse:
+    params, error = _params(request)
+    svc = _service(request)
+    page, status = None, 200
+    if error is None and (params.q.strip() or params.court or params.judge or params.date_from or params.date_to):
+        try:
+            page = svc.search(params)
+        except QueryError as exc:
+            error, status = str(exc), 400
+    elif error:
+        status = 422
+    facet_links = {}
+    if page is not None:
+        for name, clause in (("court", 'court:"{}"'), ("year", "year:{}"), ("role", "role:{}"),
+                             ("cited_provisions", 'statute:"{}"'), ("judges", 'judge:"{}"')):
+            facet_links[name] = [(str(b["key"] if name != "year" else int(b["key"])), b["judgments"],
+                                  _add_filter(params, clause.format(b["key"] if name != "year" else int(b["key"]))))
+                                 for b in page.facets.get(name, [])[:10]]
+    more_like = {hit.judgment_id: _with(SearchParams(), q=_more_like_query(hit)) for hit in page.hits} if page else {}
+    return _render(request, "search.html", {
+        "params": params, "page": page, "error": error, "facet_links": facet_links, "more_like": more_like,
+        "next_url": _with(params, cursor=page.next_cursor) if page and page.next_cursor else None,
+        "export_url": "/api/v1/export.csv" + _with(params) if page else None,
+        "explore_url": "/explore" + _with(params),
+        "rank_offset": (page.page - 1) * params.size if page else 0}, status)
+
+
+def _more_like_query(hit: Any) -> str:
+    """A plain-words query from the judgment's best passage: "more like this" without a separate endpoint."""
+    words = " ".join(hit.passages[0].text.split()[:60])
+    return " ".join(w.strip('"():-') for w in words.split() if w.strip('"():-').isalnum())[:600]
+
+
+@router.get("/judgments/{judgment_id}", response_class=HTMLResponse)
+def judgment_page(request: Request, judgment_id: str) -> HTMLResponse:
+    view = _service(request).judgment(judgment_id) if len(judgment_id) <= 512 else None
+    if view is None:
+        return _render(request, "error.html", {"title": "Judgment not found",
+                                               "message": f"The corpus has no judgment {judgment_id!r}."}, 404)
+    present = [r for r in ROLES if r["name"] in view.role_counts]
+    more_like = _with(SearchParams(), q=" ".join((view.summary.get("facts") or view.title or "").split()[:60]))
+    return _render(request, "judgment.html", {"view": view, "present_roles": present, "more_like": more_like})
+
+
+@router.get("/explore", response_class=HTMLResponse)
+def explore_page(request: Request) -> HTMLResponse:
+    params, error = _params(request)
+    status = 422 if error else 200
+    view = None
+    if error is None:
+        try:
+            view = _service(request).explore(params)
+        except QueryError as exc:
+            error, status = str(exc), 400
+    links = {}
+    if view is not None:
+        words = _has_words(params.q)
+        for name in ("years", "courts", "roles", "provisions", "cited_judgments", "judges"):
+            # a role only says where to look, so a role bar links to a search only when there are words
+            links[name] = [(b.key, b.judgments, _add_filter(params, b.filter) if words or name != "roles" else None)
+                           for b in getattr(view, name)]
+    return _render(request, "explore.html", {
+        "params": params, "view": view, "error": error, "links": links,
+        "search_url": _with(params), "export_url": "/api/v1/export.csv" + _with(params)}, status)
+
+
+def _has_words(query: str) -> bool:
+    try:
+        return bool(SearchRequest.from_query(query, classify=False).semantic_text) if query.strip() else False
+    except QueryError:
+        return False
+
+
+@router.get("/provisions/{provision_id}", response_class=HTMLResponse)
+def provision_page(request: Request, provision_id: str) -> HTMLResponse:
+    provision = _service(request).provision(provision_id) if len(provision_id) <= 512 else None
+    if provision is None:
+        return _render(request, "error.html", {"title": "Provision not found",
+                                               "message": f"The corpus has no provision {provision_id!r}."}, 404)
+    cited = provision.get("citation")
+    search_url = _with(SearchParams(), q=f'statute:"{cited}"') if cited else None
+    return _render(request, "provision.html", {"provision": provision, "search_url": search_url})
+
+
+@router.get("/ui/explain", response_class=HTMLResponse)
+def explain_fragment(request: Request, q: Annotated[str, Query(max_length=MAX_CHARS)] = "",
+                     judgment_id: Annotated[str, Query(max_length=512)] = "") -> HTMLResponse:
+    """One hit's explanation as a small HTML fragment, fetched by the search page after it has rendered."""
+    if not q.strip() or not judgment_id:
+        return HTMLResponse("", status_code=400)
+    try:
+        explanation = _service(request).explain(q, judgment_id)
+    except (QueryError, LookupError) as exc:
+        return HTMLResponse(f'<span class="muted">{Markup.escape(str(exc))}</span>', status_code=400)
+    return _render(request, "_explanation.html", {"explanation": explanation})

@@ -1,0 +1,159 @@
+"""The REST API's request and response shapes: what the OpenAPI spec publishes and FastAPI validates.
+
+Request options mirror ``SearchRequest.from_query`` (and so the CLI and ``ratio.Client.search``), with the
+API's own limits on top: ``candidates`` (the depth of the ranked window) is capped lower than the engine
+allows, so one anonymous request cannot ask for ten thousand chunks, and paging goes by an opaque cursor.
+Responses reuse the search layer's frozen dataclasses, so the API, the Python client and the CLI's
+``--json`` print the same fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from search.browse import ExploreView, JudgmentView
+from search.execute import JudgmentHit
+from search.expand import Expansion
+from search.explain import Explanation
+from search.provisions import ProvisionHit
+from search.request import MAX_PROVISIONS, MAX_SIZE
+from search.syntax import MAX_CHARS
+
+MAX_DEPTH = 1_000  # candidates (chunks) one API search may rank; pages beyond need a narrower query
+MAX_EXPLAIN = 10
+MAX_RERANK_TOP = 200
+MAX_LIST = 20  # values of one repeated filter
+
+
+class SearchParams(BaseModel):
+    """A search: the query text with Ratio's syntax, and the options of ``ratio search``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    q: str = Field("", max_length=MAX_CHARS, description="Query text: words, \"phrases\", AND/OR/NOT, -word, "
+                   "and filters court: judge: year: from: to: role: cites: statute:.")
+    court: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="Only these courts.")
+    judge: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="Only with these judges.")
+    date_from: str | None = Field(None, max_length=20, description="Decided on or after (YYYY, YYYY-MM-DD).")
+    date_to: str | None = Field(None, max_length=20, description="Decided on or before.")
+    role: list[str] = Field(default_factory=list, max_length=MAX_LIST,
+                            description="Preferred roles (required with mode=filter).")
+    mode: Literal["off", "boost", "filter"] | None = Field(None, description="Role handling (default boost; "
+                                                                              "filter when the query names role:).")
+    fusion: Literal["minmax", "rrf"] = "minmax"
+    plain: bool = Field(False, description="Read q as plain words (pasted facts): no operators or filters.")
+    size: int = Field(10, ge=1, le=MAX_SIZE, description="Judgments per page.")
+    candidates: int = Field(100, ge=1, le=MAX_DEPTH, description="Chunks ranked before rolling up; pages "
+                                                                   "stay inside this window.")
+    cursor: str | None = Field(None, max_length=200, description="next_cursor of the previous page.")
+    rerank: bool = False
+    rerank_top: int = Field(50, ge=1, le=MAX_RERANK_TOP)
+    explain: bool = Field(False, description="Add a one-line reason to each hit (the LLM's for the first "
+                                             "explain_top when one is configured).")
+    explain_top: int = Field(5, ge=0, le=MAX_EXPLAIN)
+    expand: list[Literal["issues", "provisions"]] = Field(default_factory=list, max_length=2)
+    provisions: int = Field(0, ge=0, le=MAX_PROVISIONS, description="Also list this many statute provisions.")
+    facets: bool = True
+    highlight: bool = True
+
+
+class ExportParams(SearchParams):
+    """A search to export, and how many judgments to write."""
+
+    limit: int = Field(200, ge=1, le=1_000, description="Rows (judgments) to write.")
+
+
+class SearchPage(BaseModel):
+    """One page of judgments for a search."""
+
+    query: str
+    judgments_found: int = Field(description="Judgments in the ranked window (not the whole corpus).")
+    fusion: str
+    took_ms: float
+    hits: list[JudgmentHit]
+    facets: dict[str, list[dict[str, Any]]]
+    provisions: list[ProvisionHit] = Field(default_factory=list)
+    expansion: Expansion | None = None
+    removed_by_role: int | None = None
+    removed_roles: dict[str, int] = Field(default_factory=dict)
+    page: int
+    next_cursor: str | None = Field(None, description="Pass as cursor for the next page; null on the last.")
+    notes: list[str] = Field(default_factory=list)
+
+
+class ErrorBody(BaseModel):
+    """Every error: a machine code and a sentence a person can act on."""
+
+    code: str
+    message: str
+    detail: list[dict[str, Any]] | None = None
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+class Health(BaseModel):
+    status: Literal["ok", "degraded", "unavailable"]
+    opensearch: str | None = None
+    cluster_status: str | None = None
+    indices: dict[str, int | None] = Field(default_factory=dict, description="Documents per index alias.")
+    message: str | None = None
+
+
+class ExplainResponse(BaseModel):
+    judgment_id: str
+    query: str
+    explanation: Explanation
+
+
+class ProvisionsResponse(BaseModel):
+    query: str
+    provisions: list[ProvisionHit]
+
+
+class CitationCheckBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, max_length=1_000_000, description="A brief, a draft: any text with citations.")
+
+
+class SavedSearchBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200, pattern=r"^[\w .:-]+$")
+    q: str = Field(min_length=1, max_length=MAX_CHARS)
+    court: list[str] = Field(default_factory=list, max_length=MAX_LIST)
+    judge: list[str] = Field(default_factory=list, max_length=MAX_LIST)
+    date_from: str | None = Field(None, max_length=20)
+    date_to: str | None = Field(None, max_length=20)
+    role: list[str] = Field(default_factory=list, max_length=MAX_LIST)
+    mode: Literal["off", "boost", "filter"] | None = None
+    webhook: str | None = Field(None, max_length=2000, pattern=r"^https?://\S+$")
+
+
+class AlertCheckBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    judgment_ids: list[str] = Field(default_factory=list, max_length=1000)
+    since: str | None = Field(None, max_length=40, description="ISO date-time: judgments indexed since then.")
+    notify: bool = Field(False, description="POST each match to its saved search's webhook.")
+
+
+__all__ = [
+    "MAX_DEPTH",
+    "AlertCheckBody",
+    "CitationCheckBody",
+    "ErrorResponse",
+    "ExplainResponse",
+    "ExploreView",
+    "ExportParams",
+    "Health",
+    "JudgmentView",
+    "ProvisionsResponse",
+    "SavedSearchBody",
+    "SearchPage",
+    "SearchParams",
+]

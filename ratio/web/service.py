@@ -1,0 +1,180 @@
+"""What the API and the pages do, in plain Python: one place that turns validated parameters into searches.
+
+Both faces call this module, so a page and ``GET /api/v1/search`` with the same parameters return the same
+judgments. Paging uses an opaque cursor that names the page and a fingerprint of the parameters: a cursor
+replayed with another query is refused instead of silently returning a page of something else.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from opensearchpy.exceptions import NotFoundError, OpenSearchException
+
+from ratio.client import Client
+from ratio.web.schemas import SearchPage, SearchParams
+from search.browse import ExploreView, JudgmentView, explore, judgment_view
+from search.errors import BadValueError
+from search.execute import SearchResult
+from search.explain import Explanation
+from search.provisions import ProvisionHit, find_provisions
+from search.request import SearchRequest
+from search.syntax import MAX_TERMS, as_plain_text
+
+EXPORT_LIMIT = 1_000
+REQUIRED_INDICES = ("judgments", "chunks", "provisions")
+CSV_COLUMNS = ("rank", "judgment_id", "title", "court", "decision_date", "judges", "score", "best_role",
+               "best_passage", "link")
+
+
+class BadCursorError(BadValueError):
+    """A cursor that was not issued for these parameters (or not by Ratio at all)."""
+
+
+def _fingerprint(params: SearchParams) -> str:
+    data = params.model_dump(exclude={"cursor"}, mode="json")
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def encode_cursor(params: SearchParams, page: int) -> str:
+    raw = json.dumps({"p": page, "k": _fingerprint(params)}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(params: SearchParams) -> int:
+    """The page a cursor points at (1 without one); refuses cursors made for other parameters."""
+    if not params.cursor:
+        return 1
+    try:
+        padded = params.cursor + "=" * (-len(params.cursor) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        page, key = int(data["p"]), str(data["k"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadCursorError("the cursor is not one Ratio issued: pass next_cursor from the previous page "
+                             "unchanged") from exc
+    if key != _fingerprint(params) or page < 2:
+        raise BadCursorError("the cursor belongs to another search: keep the query and options of the "
+                             "previous page, or drop the cursor to start again")
+    return page
+
+
+def build_request(params: SearchParams, page: int = 1, **overrides: Any) -> SearchRequest:
+    """The validated ``SearchRequest`` for API parameters (raises ``QueryError`` with a message to act on)."""
+    text = as_plain_text(params.q, max_words=MAX_TERMS) if params.plain else params.q
+    options: dict[str, Any] = dict(
+        courts=params.court, judges=params.judge, date_from=params.date_from, date_to=params.date_to,
+        roles=params.role, role_mode=params.mode, fusion=params.fusion, size=params.size, page=page,
+        candidates=params.candidates, rerank=params.rerank, rerank_top=params.rerank_top, explain=params.explain,
+        explain_top=params.explain_top, expand=params.expand, provisions=params.provisions, facets=params.facets,
+        highlight=params.highlight)
+    options.update(overrides)
+    return SearchRequest.from_query(text, **options)
+
+
+@dataclass
+class Service:
+    """The operations behind the API and the pages, over one :class:`ratio.Client`."""
+
+    client: Client
+
+    def search(self, params: SearchParams) -> SearchPage:
+        page = decode_cursor(params)
+        request = build_request(params, page)
+        result = self.client.searcher.search(request)
+        more = result.judgments_found > page * params.size and (page + 1) * params.size <= params.candidates
+        notes = []
+        if result.judgments_found > page * params.size and not more:
+            notes.append(f"the ranked window of {params.candidates} chunks ends here: raise candidates (up to "
+                         "the API's limit) or narrow the query to see more")
+        return to_page(params.q, result, page, encode_cursor(params, page + 1) if more else None, notes)
+
+    def judgment(self, judgment_id: str) -> JudgmentView | None:
+        return judgment_view(self.client.client, self.client.aliases, judgment_id)
+
+    def judgment_exists(self, judgment_id: str) -> bool:
+        return bool(self.client.client.exists(index=self.client.aliases["judgments"], id=judgment_id))
+
+    def provision(self, provision_id: str) -> dict[str, Any] | None:
+        """A provision's stored fields (act, section, citation, title, text), or None."""
+        try:
+            found = self.client.client.get(index=self.client.aliases["provisions"], id=provision_id,
+                                           params={"_source_excludes": "vector"})
+        except NotFoundError:
+            return None
+        return {"provision_id": provision_id, **found["_source"]}
+
+    def explore(self, params: SearchParams) -> ExploreView:
+        request = build_request(params, facets=False) if params.q.strip() or _has_filters(params) else None
+        return explore(self.client.client, self.client.aliases["chunks"], request)
+
+    def explain(self, query: str, judgment_id: str) -> Explanation:
+        return self.client.explain(query, judgment_id)
+
+    def provisions(self, query: str, size: int) -> list[ProvisionHit]:
+        request = SearchRequest.from_query(query, classify=False)
+        text = request.semantic_text or query
+        return list(find_provisions(self.client.client, self.client.aliases["provisions"], self.client.encoder,
+                                    [text], size=size))
+
+    def export_csv(self, params: SearchParams, limit: int) -> str:
+        """The ranked judgments of a search as CSV, up to ``limit`` rows (pages of 100 inside one window)."""
+        size = min(100, limit)
+        window = params.model_copy(update={"size": size, "candidates": max(params.candidates, min(limit * 3, 1000)),
+                                           "explain": False, "facets": False, "highlight": False, "cursor": None})
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(CSV_COLUMNS)
+        rank, page = 0, 1
+        while rank < limit and page * size <= window.candidates:
+            result = self.client.searcher.search(build_request(window, page))
+            for hit in result.hits:
+                rank += 1
+                best = hit.passages[0]
+                writer.writerow([rank, hit.judgment_id, hit.title or "", hit.court or "", hit.decision_date or "",
+                                 "; ".join(hit.judges), f"{hit.score:.4f}", best.role,
+                                 " ".join(best.text.split())[:300], f"/judgments/{hit.judgment_id}"])
+                if rank >= limit:
+                    break
+            if len(result.hits) < size:
+                break
+            page += 1
+        return out.getvalue()
+
+    def health(self) -> dict[str, Any]:
+        try:
+            health = self.client.client.cluster.health()
+            version = self.client.client.info()["version"]["number"]
+        except (OpenSearchException, ConnectionError) as exc:
+            return {"status": "unavailable", "message": f"OpenSearch at {self.client.connection.url} did not "
+                                                        f"answer: {type(exc).__name__}"}
+        counts: dict[str, int | None] = {}
+        missing = []
+        for kind, alias in self.client.aliases.items():
+            try:
+                counts[alias] = int(self.client.client.count(index=alias)["count"])
+            except OpenSearchException:
+                counts[alias] = None
+                if kind in REQUIRED_INDICES:  # saved searches are optional: created on the first save
+                    missing.append(alias)
+        status = "ok" if health["status"] != "red" and not missing else "degraded"
+        message = f"missing indices: {', '.join(missing)} (run 'ratio indices create')" if missing else None
+        return {"status": status, "opensearch": version, "cluster_status": health["status"], "indices": counts,
+                "message": message}
+
+
+def _has_filters(params: SearchParams) -> bool:
+    return bool(params.court or params.judge or params.date_from or params.date_to)
+
+
+def to_page(query: str, result: SearchResult, page: int, next_cursor: str | None, notes: list[str]) -> SearchPage:
+    return SearchPage(
+        query=query, judgments_found=result.judgments_found, fusion=result.fusion, took_ms=result.took_ms,
+        hits=list(result.hits), facets=result.facets, provisions=list(result.provisions),
+        expansion=result.expansion, removed_by_role=result.removed_by_role, removed_roles=result.removed_roles,
+        page=page, next_cursor=next_cursor, notes=notes)

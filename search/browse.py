@@ -1,0 +1,273 @@
+"""Reading one judgment as a page, and the corpus as charts: the read path behind the web pages and the API.
+
+A judgment's sentences and their roles are not stored on the judgment itself: each chunk holds the
+character offsets (``sentence_offsets``, flat start/end pairs into the judgment's text) and the role of each
+of its sentences, so :func:`judgment_view` reads the chunks in order and cuts the text, which keeps the
+judgment document small and the view exactly what the index holds.
+
+Citations are stored as the extractor's canonical strings: reporter citations (``(2017) 10 SCC 1``) and
+party names (``A v. B``). A cited judgment is linked when the corpus holds a judgment carrying that
+citation, or one whose title reads as the same case name; "cited by" is the reverse lookup over the
+``cited_judgments`` keyword field with the judgment's own citations and the canonical form of its title.
+
+:func:`explore` aggregates over chunks (they carry year, court, role, judges and the citations), counting
+distinct judgments per bucket, optionally restricted by a request's lexical query and filters; it is what
+the explore page draws and what a CSV or Dashboards user would recount.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from opensearchpy import NotFoundError, OpenSearch
+
+from indexer.citations import extract_citations
+from search.builders import bm25_query
+from search.citecheck_lookup import lookup_case_names, lookup_provisions, lookup_reporters
+from search.request import SearchRequest
+
+__all__ = ["CitationLink", "ExploreView", "JudgmentView", "Sentence", "case_key", "explore", "judgment_view"]
+
+MAX_CHUNKS = 2_000  # a judgment of ~60k sentences; beyond it the view is cut and says so
+CITED_BY_LIMIT = 200
+_CASE_NOISE = re.compile(r"\b(and others|and another|and ors|& ors|etc)\b\.?", re.IGNORECASE)
+_NON_WORD = re.compile(r"[^0-9a-z]+")
+_VERSUS = re.compile(r"\s+(?:v|vs|versus)\.?\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of the judgment: its number, offsets into the text, role and text."""
+
+    number: int
+    start: int
+    end: int
+    role: str
+    text: str
+
+
+@dataclass(frozen=True)
+class CitationLink:
+    """A citation the judgment makes, with the corpus item it resolves to (None: not in the corpus)."""
+
+    citation: str
+    target_id: str | None = None
+    target_title: str | None = None
+
+
+@dataclass(frozen=True)
+class CitingJudgment:
+    judgment_id: str
+    title: str | None
+    decision_date: str | None
+
+
+@dataclass(frozen=True)
+class JudgmentView:
+    """Everything the judgment page shows."""
+
+    judgment_id: str
+    title: str | None
+    court: str | None
+    decision_date: str | None
+    judges: tuple[str, ...]
+    case_number: str | None
+    citations: tuple[str, ...]
+    summary: dict[str, Any]
+    sentences: tuple[Sentence, ...]
+    role_counts: dict[str, int]
+    cites_judgments: tuple[CitationLink, ...]
+    cites_provisions: tuple[CitationLink, ...]
+    cited_by: tuple[CitingJudgment, ...]
+    text_length: int
+    truncated: bool = False
+
+
+def case_key(name: str) -> str:
+    """A case name reduced to what identifies it: lower case, ``v``/``vs.``/``versus`` as one ``v``, "and
+    others" and punctuation dropped. ``Sharad Birdhichand Sarda v State of Maharashtra`` and
+    ``Sharad Birdhichand Sarda v. State of Maharashtra`` have the same key."""
+    name = _VERSUS.sub(" v ", f" {name} ")
+    name = _CASE_NOISE.sub(" ", name.lower())
+    return " ".join(_NON_WORD.sub(" ", name).split())
+
+
+def canonical_case_name(title: str | None) -> str | None:
+    """The extractor's canonical form of a judgment title that reads as ``A v. B`` (None otherwise)."""
+    if not title:
+        return None
+    names = [c.normalized for c in extract_citations(title) if c.kind == "case_name"]
+    return names[0] if names else None
+
+
+def _sentences(client: OpenSearch, chunks_alias: str, judgment_id: str, text: str) -> tuple[list[Sentence], bool]:
+    body = {"size": MAX_CHUNKS, "query": {"term": {"judgment_id": judgment_id}}, "sort": [{"ordinal": "asc"}],
+            "_source": ["sentence_offsets", "sentence_roles", "sentence_start", "role"]}
+    response = client.search(index=chunks_alias, body=body)
+    sentences: dict[int, Sentence] = {}  # windows of a long role group overlap: keep each sentence once
+    for hit in response["hits"]["hits"]:
+        source = hit["_source"]
+        offsets = source.get("sentence_offsets") or []
+        roles = source.get("sentence_roles") or []
+        first = int(source.get("sentence_start") or 0)
+        for i, role in enumerate(roles):
+            if 2 * i + 1 >= len(offsets):
+                break
+            start, end = int(offsets[2 * i]), int(offsets[2 * i + 1])
+            sentences.setdefault(first + i, Sentence(first + i, start, end, role or source.get("role") or "none",
+                                                     text[start:end]))
+    truncated = response["hits"]["total"]["value"] > MAX_CHUNKS
+    return [sentences[n] for n in sorted(sentences)], truncated
+
+
+def resolve_judgments(client: OpenSearch, judgments_alias: str, cited: list[str]) -> dict[str, tuple[str, str | None]]:
+    """Map each cited string to the corpus judgment ``(id, title)`` it names, by the citation check's rules
+    (:mod:`search.citecheck_lookup`): a reporter citation the judgment carries, or a case name whose parties
+    match; an ambiguous or unknown citation stays unlinked."""
+    if not cited:
+        return {}
+    names = [c for c in cited if _VERSUS.search(f" {c} ")]
+    reporters = [c for c in cited if c not in names]
+    verdicts = {**(lookup_reporters(client, judgments_alias, reporters) if reporters else {}),
+                **(lookup_case_names(client, judgments_alias, names) if names else {})}
+    return {c: (v.matches[0].judgment_id, v.matches[0].title) for c, v in verdicts.items()
+            if v.status == "found" and v.matches and v.matches[0].judgment_id}
+
+
+def resolve_provisions(client: OpenSearch, provisions_alias: str,
+                       cited: list[str]) -> dict[str, tuple[str, str | None]]:
+    """Map canonical provision citations (``IPC s. 302``) to the provisions the corpus holds."""
+    if not cited:
+        return {}
+    verdicts = lookup_provisions(client, provisions_alias, cited)
+    return {c: (v.matches[0].provision_id, v.matches[0].title) for c, v in verdicts.items()
+            if v.status == "found" and v.matches and v.matches[0].provision_id}
+
+
+def cited_by(client: OpenSearch, judgments_alias: str, judgment_id: str, citations: list[str],
+             title: str | None, limit: int = CITED_BY_LIMIT) -> list[CitingJudgment]:
+    """Judgments in the corpus whose extracted citations name this one (by citation or case name)."""
+    keys = list(citations)
+    name = canonical_case_name(title)
+    if name:
+        keys.append(name)
+    if not keys:
+        return []
+    body = {"size": limit, "query": {"bool": {"filter": [{"terms": {"cited_judgments": keys}}],
+                                              "must_not": [{"ids": {"values": [judgment_id]}}]}},
+            "sort": [{"decision_date": {"order": "desc", "missing": "_last"}}],
+            "_source": ["title", "decision_date"]}
+    hits = client.search(index=judgments_alias, body=body)["hits"]["hits"]
+    return [CitingJudgment(h["_id"], h["_source"].get("title"), h["_source"].get("decision_date")) for h in hits]
+
+
+def judgment_view(client: OpenSearch, aliases: dict[str, str], judgment_id: str) -> JudgmentView | None:
+    """The judgment page's data, or None when the corpus has no judgment with this id."""
+    try:
+        source = client.get(index=aliases["judgments"], id=judgment_id,
+                            params={"_source_excludes": "vector"})["_source"]
+    except NotFoundError:
+        return None
+    text = source.get("text") or ""
+    sentences, truncated = _sentences(client, aliases["chunks"], judgment_id, text)
+    cited_judgments = list(source.get("cited_judgments") or ())
+    cited_provisions = list(source.get("cited_provisions") or ())
+    judgments = resolve_judgments(client, aliases["judgments"], cited_judgments)
+    provisions = resolve_provisions(client, aliases["provisions"], cited_provisions)
+    summary = {k: v for k, v in (source.get("summary") or {}).items() if k != "provenance"}
+    return JudgmentView(
+        judgment_id=judgment_id, title=source.get("title"), court=source.get("court"),
+        decision_date=source.get("decision_date"), judges=tuple(source.get("judges") or ()),
+        case_number=source.get("case_number"), citations=tuple(source.get("citations") or ()), summary=summary,
+        sentences=tuple(sentences), role_counts=dict(Counter(s.role for s in sentences).most_common()),
+        cites_judgments=tuple(CitationLink(c, *judgments.get(c, (None, None))) for c in cited_judgments),
+        cites_provisions=tuple(CitationLink(c, *provisions.get(c, (None, None))) for c in cited_provisions),
+        cited_by=tuple(cited_by(client, aliases["judgments"], judgment_id, list(source.get("citations") or ()),
+                                source.get("title"))),
+        text_length=len(text), truncated=truncated)
+
+
+# ---------------------------------------------------------------- explore
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """One bar of a chart: its key, the judgments in it, and the query filter that selects it."""
+
+    key: str
+    judgments: int
+    filter: str
+
+
+@dataclass(frozen=True)
+class ExploreView:
+    judgments: int
+    chunks: int
+    years: tuple[Bucket, ...] = ()
+    courts: tuple[Bucket, ...] = ()
+    roles: tuple[Bucket, ...] = ()
+    provisions: tuple[Bucket, ...] = ()
+    cited_judgments: tuple[Bucket, ...] = ()
+    judges: tuple[Bucket, ...] = ()
+    co_citations: tuple[tuple[str, str, int], ...] = field(default_factory=tuple)
+
+
+def _quoted(value: str) -> str:
+    return '"' + value.replace('"', "") + '"'
+
+
+def explore_body(request: SearchRequest | None, size: int = 15) -> dict[str, Any]:
+    """Aggregations over the chunks matching the request's lexical part (all chunks without a request)."""
+    judgments = {"judgments": {"cardinality": {"field": "judgment_id"}}}
+
+    def terms(name: str, n: int = size) -> dict[str, Any]:
+        # order by distinct judgments, not chunks: a long judgment must not outweigh many short ones
+        return {"terms": {"field": name, "size": n, "order": {"judgments": "desc"}}, "aggs": judgments}
+
+    query = bm25_query(request) if request is not None else {"match_all": {}}
+    return {
+        "size": 0, "track_total_hits": True, "query": query,
+        "aggs": {
+            "judgments": {"cardinality": {"field": "judgment_id", "precision_threshold": 40000}},
+            "years": {"histogram": {"field": "year", "interval": 1, "min_doc_count": 1}, "aggs": judgments},
+            "courts": terms("court"),
+            "roles": terms("role", 20),
+            "provisions": terms("cited_provisions"),
+            "cited_judgments": terms("cited_judgments"),
+            "judges": terms("judges"),
+            "co_citations": {"terms": {"field": "cited_provisions", "size": 10, "order": {"judgments": "desc"}},
+                             "aggs": {**judgments, "with": terms("cited_provisions", 6)}},
+        },
+    }
+
+
+def explore(client: OpenSearch, chunks_alias: str, request: SearchRequest | None = None) -> ExploreView:
+    """Counts of judgments per year, court, role, cited provision and judgment, judge, and pairs of provisions
+    cited together, each bucket carrying the query filter that narrows a search to it."""
+    response = client.search(index=chunks_alias, body=explore_body(request))
+    aggs = response["aggregations"]
+
+    def buckets(name: str, make_filter) -> tuple[Bucket, ...]:
+        return tuple(Bucket(str(b["key"]), int(b["judgments"]["value"]), make_filter(str(b["key"])))
+                     for b in aggs[name]["buckets"])
+
+    years = tuple(Bucket(str(int(b["key"])), int(b["judgments"]["value"]), f"year:{int(b['key'])}")
+                  for b in aggs["years"]["buckets"])
+    pairs: dict[tuple[str, str], int] = {}
+    for outer in aggs["co_citations"]["buckets"]:
+        for inner in outer["with"]["buckets"]:
+            if inner["key"] != outer["key"]:
+                pair = tuple(sorted((outer["key"], inner["key"])))
+                pairs[pair] = max(pairs.get(pair, 0), int(inner["judgments"]["value"]))  # type: ignore[index]
+    co = tuple((a, b, n) for (a, b), n in sorted(pairs.items(), key=lambda item: -item[1])[:15])
+    return ExploreView(
+        judgments=int(aggs["judgments"]["value"]), chunks=int(response["hits"]["total"]["value"]), years=years,
+        courts=buckets("courts", lambda k: f"court:{_quoted(k)}"),
+        roles=buckets("roles", lambda k: f"role:{k}"),
+        provisions=buckets("provisions", lambda k: f"statute:{_quoted(k)}"),
+        cited_judgments=buckets("cited_judgments", lambda k: f"cites:{_quoted(k)}"),
+        judges=buckets("judges", lambda k: f"judge:{_quoted(k)}"),
+        co_citations=co)

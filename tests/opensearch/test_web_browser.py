@@ -1,0 +1,176 @@
+"""The pages in real headless Chromium (Debian's ``chromium`` driven by Playwright) over the sample corpus.
+
+Each test saves a full-page screenshot under ``test-artifacts/screenshots/`` (or ``$RATIO_TEST_ARTIFACTS``),
+so a reviewer can see what the browser saw.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests.conftest import REPO
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
+ARTIFACTS = Path(os.environ.get("RATIO_TEST_ARTIFACTS") or REPO / "test-artifacts") / "screenshots"
+QUERY = "public servant dishonestly misappropriated property entrusted"
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.fail("no Chromium for the browser tests: apt-get install chromium (scripts/setup.sh does it as root)")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_chromium(), args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, live_server: str) -> Iterator[object]:
+    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page
+    context.close()
+    assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def _shot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def test_search_filter_and_explanations(page) -> None:
+    page.goto("/")
+    page.get_by_label("Query").fill(QUERY)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("ol.hits li.hit")
+    hits = page.locator("ol.hits li.hit")
+    assert hits.count() >= 3
+    first_title = hits.first.locator("h2 a").inner_text()
+    assert first_title
+    # passages carry their role, highlights mark the matched words
+    assert page.locator("ol.hits .passage .role-tag").count() >= hits.count()
+    assert page.locator("ol.hits mark").count() > 0
+    # explanations arrive after the list is shown, one per hit
+    page.wait_for_function("document.querySelectorAll('.why.ready').length === "
+                           "document.querySelectorAll('.why').length", timeout=60_000)
+    assert "Explaining" not in page.locator(".why").first.inner_text()
+    _shot(page, "search")
+
+    # a facet link narrows the search: pick the first year facet
+    year_link = page.locator("section.facet[data-facet=year] a").first
+    year = year_link.inner_text().strip()
+    year_link.click()
+    page.wait_for_selector("ol.hits li.hit")
+    assert f"year:{year}" in page.get_by_label("Query").input_value()
+    dates = page.locator("ol.hits .meta").all_inner_texts()
+    assert dates and all(year in d for d in dates)
+    _shot(page, "search-year-facet")
+
+
+def test_filter_form_and_bad_query(page) -> None:
+    page.goto("/")
+    page.get_by_label("Query").fill("murder")
+    page.locator("summary", has_text="Filters").click()
+    page.get_by_label("Decided from").fill("1990")
+    page.get_by_label("to", exact=True).fill("1999")
+    page.get_by_label("Role", exact=True).select_option("facts")
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_selector("ol.hits li.hit")
+    query = parse_qs(urlparse(page.url).query)
+    assert query["date_from"] == ["1990"] and query["role"] == ["facts"]
+    assert all(re.search(r"199\d", d) for d in page.locator("ol.hits .meta").all_inner_texts())
+    _shot(page, "search-filters")
+
+    page.goto("/?q=%22never+closed")
+    alert = page.get_by_role("alert")
+    assert "never closes" in alert.inner_text()
+    _shot(page, "search-error")
+
+
+def test_open_a_judgment_and_filter_roles(page) -> None:
+    page.goto(f"/?q={QUERY}")
+    link = page.locator("ol.hits li.hit h2 a").first
+    title = link.inner_text()
+    link.click()
+    page.wait_for_selector("#text .sentence")
+    assert page.locator("h1").inner_text() == title
+    sentences = page.locator("#text .sentence")
+    total = sentences.count()
+    assert total > 10
+    toggles = page.locator(".role-toggle")
+    assert toggles.count() >= 2
+    role = toggles.first.get_attribute("value")
+    shown_of_role = page.locator(f"#text .sentence.role-{role}").count()
+    assert shown_of_role > 0
+    _shot(page, "judgment")
+    toggles.first.uncheck()
+    assert page.locator(f"#text .sentence.role-{role}").first.is_hidden()
+    visible = page.locator("#text .sentence:visible").count()
+    assert visible == total - shown_of_role
+    assert page.get_by_role("heading", name="Cited by").is_visible()
+    assert page.get_by_role("heading", name="Summary").is_visible()
+    _shot(page, "judgment-role-hidden")
+
+
+def test_explore_charts_filter_the_search(page) -> None:
+    page.goto("/explore")
+    page.wait_for_selector("#chart-years svg rect")
+    assert "18 judgments" in page.locator("p.summary").inner_text()
+    assert page.locator("#chart-courts .bars li").count() >= 1
+    assert page.locator("#chart-roles .bars li").count() >= 3
+    assert page.locator("#chart-roles .bars a").count() == 0  # roles need words to search with
+    _shot(page, "explore")
+    court_bar = page.locator("#chart-courts .bars a").first
+    court = court_bar.locator(".bar-label").inner_text()
+    court_bar.click()
+    page.wait_for_selector("ol.hits li.hit")
+    assert f'court:"{court}"' in page.get_by_label("Query").input_value()
+    assert all(court in meta for meta in page.locator("ol.hits .meta").all_inner_texts())
+    # the explore view of a query: role bars now search, and the CSV export link
+    page.goto("/explore?q=murder")
+    summary = page.locator("p.summary").inner_text()
+    assert int(summary.split()[0]) < 18
+    page.locator("#chart-roles .bars a").first.click()
+    page.wait_for_selector("ol.hits li.hit")
+    assert re.search(r"murder role:\w+", page.get_by_label("Query").input_value())
+    page.go_back()
+    with page.expect_download() as download:
+        page.get_by_role("link", name="CSV of the top results").click()
+    csv_text = Path(download.value.path()).read_text()
+    assert csv_text.startswith("rank,judgment_id,title")
+    _shot(page, "explore-query")
+
+
+def test_keyboard_reaches_the_search_box_and_results(page) -> None:
+    page.goto(f"/?q={QUERY}")
+    page.keyboard.press("Tab")  # the skip link comes first
+    assert page.evaluate("document.activeElement.className") == "skip"
+    page.keyboard.press("Enter")
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "q":
+            break
+    assert page.evaluate("document.activeElement.id") == "q"
+    assert page.locator("html").get_attribute("lang") == "en"
+    unlabelled = page.evaluate("""Array.from(document.querySelectorAll('input:not([type=hidden]), select'))
+        .filter(el => !el.labels || el.labels.length === 0).map(el => el.name)""")
+    assert unlabelled == []
