@@ -3,7 +3,7 @@
 .PHONY: demo test lint
 
 demo:
-	bash scripts/setup.sh embed
+	bash scripts/setup.sh embed,web
 	.venv/bin/ratio opensearch start
 	.venv/bin/ratio indices create
 	.venv/bin/ratio index samples/aila-2019
@@ -11,7 +11,7 @@ demo:
 	.venv/bin/ratio status
 
 test:
-	bash scripts/setup.sh embed,llm,llm-small,eval,dev
+	bash scripts/setup.sh embed,web,llm,llm-small,eval,dev
 	.venv/bin/ruff check .
 	.venv/bin/pytest
 

@@ -4,6 +4,8 @@ LLM steps when an LLM is configured)."""
 from __future__ import annotations
 
 import json
+import statistics
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from backends.llm import LLMError
 from ratio import settings
 from ratio.cli import Context, cli
 from ratio.llm import llm_options, open_llm
-from search.benchmark import LLM_MODES, MODES, measure
+from search.benchmark import LLM_MODES, MODES, Latency, measure, percentile
 from search.execute import Searcher
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
@@ -79,6 +81,60 @@ def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int,
         return
     table = Table("mode", "queries", "p50 ms", "p95 ms", "mean ms",
                   title=f"search latency over {judgments} judgments / {chunks} chunks")
+    for r in results:
+        table.add_row(r.mode, str(r.queries), f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.mean_ms:.1f}")
+    Console().print(table)
+
+
+@bench.command("api")
+@click.argument("queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--url", default="http://127.0.0.1:8000", show_default=True, help="A running 'ratio serve'.")
+@click.option("--api-key", envvar="RATIO_API_KEY")
+@click.option("--limit", type=int, help="Use only the first N queries.")
+@click.option("--max-words", default=300, show_default=True, help="Cut each query to its first N words.")
+@click.option("--json", "as_json", is_flag=True)
+def bench_api(queries: Path, url: str, api_key: str | None, limit: int | None, max_words: int,
+              as_json: bool) -> None:
+    """Latency of the REST API as a client sees it, over HTTP, one request at a time: a search (page of 10,
+    with facets and highlights), the search page's HTML, and the judgment of each query's top hit."""
+    import requests
+
+    session = requests.Session()
+    if api_key:
+        session.headers["X-API-Key"] = api_key
+    texts = [as_plain_text(text, max_words) for text in read_queries(queries)[:limit]]
+    if not texts:
+        raise click.ClickException(f"no queries in {queries}")
+    base = url.rstrip("/")
+
+    def timed(path: str, **params: object) -> tuple[float, requests.Response]:
+        started = time.perf_counter()
+        response = session.get(f"{base}{path}", params=params, timeout=120)
+        elapsed = (time.perf_counter() - started) * 1000
+        if not response.ok:
+            raise click.ClickException(f"GET {path} answered {response.status_code}: {response.text[:300]}")
+        return elapsed, response
+
+    try:
+        timed("/api/v1/search", q=texts[0])  # warm-up: loads the encoder on the server
+    except requests.ConnectionError as exc:
+        raise click.ClickException(f"no Ratio server at {base}: start one with 'ratio serve'") from exc
+    times: dict[str, list[float]] = {"api_search": [], "page_search": [], "api_judgment": []}
+    for text in texts:
+        elapsed, response = timed("/api/v1/search", q=text)
+        times["api_search"].append(elapsed)
+        times["page_search"].append(timed("/", q=text)[0])
+        hits = response.json()["hits"]
+        if hits:
+            times["api_judgment"].append(timed(f"/api/v1/judgments/{hits[0]['judgment_id']}")[0])
+    results = [Latency(name, len(values), round(percentile(values, 0.5), 1), round(percentile(values, 0.95), 1),
+                       round(statistics.fmean(values), 1)) for name, values in times.items() if values]
+    health = session.get(f"{base}/api/v1/health", timeout=30).json()
+    if as_json:
+        click.echo(json.dumps({"url": base, "indices": health.get("indices"),
+                               "latency": [asdict(r) for r in results]}, indent=2))
+        return
+    table = Table("request", "n", "p50 ms", "p95 ms", "mean ms", title=f"API latency at {base}")
     for r in results:
         table.add_row(r.mode, str(r.queries), f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.mean_ms:.1f}")
     Console().print(table)

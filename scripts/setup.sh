@@ -17,6 +17,9 @@ command -v mvn >/dev/null || need+=(maven)
 if [[ "$extras" == *llm* ]] && ! command -v g++ >/dev/null; then
   need+=(g++ make)         # llama-cpp-python builds llama.cpp from source (cmake itself comes from PyPI)
 fi
+if [[ "$extras" == *dev* ]] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+  need+=(chromium)         # the browser tests drive Debian's Chromium with Playwright (no browser download)
+fi
 if [[ "$extras" == *dev* ]] && ! command -v docker-compose >/dev/null; then
   need+=(docker-compose)   # only to validate docker/compose.yml; it needs no Docker engine
 fi

@@ -33,7 +33,7 @@ class Latency:
     mean_ms: float
 
 
-def _percentile(values: Sequence[float], q: float) -> float:
+def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     if len(ordered) == 1:
         return ordered[0]
@@ -77,6 +77,6 @@ def measure(searcher: Searcher, requests: Sequence[SearchRequest], modes: Sequen
             started = time.perf_counter()
             run(request)
             times.append((time.perf_counter() - started) * 1000)
-        results.append(Latency(mode, len(times), round(_percentile(times, 0.5), 1),
-                               round(_percentile(times, 0.95), 1), round(statistics.fmean(times), 1)))
+        results.append(Latency(mode, len(times), round(percentile(times, 0.5), 1),
+                               round(percentile(times, 0.95), 1), round(statistics.fmean(times), 1)))
     return results

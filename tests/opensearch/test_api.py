@@ -190,3 +190,46 @@ def test_remote_client_returns_the_same_objects(live_server: str, ratio_client) 
     with pytest.raises(RemoteError) as missing:
         remote.judgment("does-not-exist")
     assert missing.value.status == 404
+
+
+def test_citation_check_endpoint(api: TestClient) -> None:
+    brief = ("As held in State of U.P. v. Anil Singh, and in the invented (2019) 17 SCC 777, the accused "
+             "must be acquitted.")
+    report = api.post("/api/v1/citations/check", json={"text": brief}).json()
+    statuses = {c["text"]: c["status"] for c in report["checks"]}
+    assert statuses["State of U.P. v. Anil Singh"] == "found"
+    assert statuses["(2019) 17 SCC 777"] == "unknown"
+    found = next(c for c in report["checks"] if c["status"] == "found")
+    assert found["matches"][0]["link"].startswith("/judgments/") and report["ok"] is False
+    assert api.post("/api/v1/citations/check", json={"text": "no citations here"}).json()["checks"] == []
+    binary = api.post("/api/v1/citations/check", json={"text": "abc\u0000\u0001def"})
+    assert binary.status_code == 400 and binary.json()["error"]["message"]
+    assert api.post("/api/v1/citations/check", json={"text": ""}).status_code == 422
+    assert api.post("/api/v1/citations/check", json={}).status_code == 422
+
+
+def test_saved_search_lifecycle_and_alerts(api: TestClient) -> None:
+    hits = api.get("/api/v1/search", params={"q": "servant", "size": 10}).json()["hits"]
+    # a judgment that holds the word (hybrid search also ranks judgments by meaning alone)
+    hit = next(h for h in hits if any("<mark>" in x for p in h["passages"] for x in p["highlights"]))
+    name = "servant watch"
+    api.delete(f"/api/v1/saved-searches/{name}")
+    created = api.post("/api/v1/saved-searches", json={"name": name, "q": "servant"})
+    assert created.status_code == 201, created.text
+    assert created.json()["name"] == name
+    assert api.post("/api/v1/saved-searches", json={"name": name, "q": "x"}).status_code == 409
+    assert api.post("/api/v1/saved-searches", json={"name": "bad", "q": '"open'}).status_code == 400
+    assert api.post("/api/v1/saved-searches", json={"name": "bad", "q": "x", "webhook": "ftp://x"}
+                    ).status_code == 422
+    assert name in [s["name"] for s in api.get("/api/v1/saved-searches").json()]
+    checked = api.post("/api/v1/alerts/check", json={"judgment_ids": [hit["judgment_id"]]}).json()
+    assert checked["checked"] == 1
+    matched = {a["search"]["name"]: [j["judgment_id"] for j in a["judgments"]] for a in checked["alerts"]}
+    assert name in matched, (checked, hit["judgment_id"], api.get("/api/v1/saved-searches").json())
+    assert matched[name] == [hit["judgment_id"]]
+    recent = api.post("/api/v1/alerts/check", json={"since": "2000-01-01T00:00:00"}).json()
+    assert recent["checked"] == 18 and name in {a["search"]["name"] for a in recent["alerts"]}
+    assert api.post("/api/v1/alerts/check", json={"since": "yesterday"}).status_code == 400
+    assert api.post("/api/v1/alerts/check", json={}).status_code == 400
+    assert api.delete(f"/api/v1/saved-searches/{name}").status_code == 204
+    assert api.delete(f"/api/v1/saved-searches/{name}").status_code == 404
