@@ -281,6 +281,7 @@ from ratio import (  # noqa: E402,F401 - register the other commands
     cli_llm,
     cli_search,
     cli_serve,
+    cli_train,
 )
 
 

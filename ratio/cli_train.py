@@ -1,0 +1,189 @@
+"""``ratio train``: train Ratio's own reranker (a cross-encoder) or fine-tune its bi-encoder on mined pairs.
+
+Both commands mine the same training groups from the index (``--prefix``) and, by default, from the training
+half of the AILA 2019 precedent qrels: the odd half, where ``ratio eval run --half odd`` makes its choices.
+The even half, which the evaluation reports, is never read into training. The model is written under the
+user's data directory (``models/NAME``) with a model card, and is selected by path like any other model.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from backends.encoders import DEFAULT_ENCODER
+from ratio import settings
+from ratio.cli import Context, cli
+from search.evaluate import EvalDataError, read_qrels, read_queries
+from search.training import (
+    PairSet,
+    TrainOptions,
+    TrainResult,
+    mine_qrels_groups,
+    mine_self_groups,
+    split,
+    train_embedder,
+    train_reranker,
+    training_queries,
+    write_card,
+)
+
+AILA = ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_priorcases.txt")
+console = Console(stderr=True)
+
+
+@cli.group("train")
+def train_group() -> None:
+    """Train Ratio's own reranker and bi-encoder on pairs mined from your judgments and training qrels."""
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[note]}"), TimeElapsedColumn(), TimeRemainingColumn(), console=console)
+
+
+def _training_qrels(data: Path, benchmark: str, queries: Path | None, qrels: Path | None) -> tuple[list, dict, str]:
+    """The queries and qrels that may be trained on, and a line saying where they come from."""
+    if queries or qrels:
+        if not (queries and qrels):
+            raise click.UsageError("--queries and --qrels go together")
+        found = read_queries(queries)
+        judgments = read_qrels(qrels)
+        return found, judgments, f"your training queries {queries} with qrels {qrels} (all judged queries)"
+    if benchmark == "none":
+        return [], {}, "no qrels"
+    found = training_queries(read_queries(data / AILA[0]), judgments := read_qrels(data / AILA[1]), half="odd")
+    return found, judgments, (f"AILA 2019 precedent qrels, training half only (odd positions of the judged "
+                              f"queries: {', '.join(q.qid for q in found)}); the even half, which the evaluation "
+                              f"reports, is never used")
+
+
+def mine(ctx: Context, data: Path, benchmark: str, queries: Path | None, qrels: Path | None, groups: int,
+         negatives: int, validation: float, seed: int) -> tuple[PairSet, dict[str, str]]:
+    """Mine qrels groups first (they are few and the best signal), then self-supervised ones up to ``groups``."""
+    client = ctx.client()
+    chunks, judgments = ctx.layout.alias("chunks"), ctx.layout.alias("judgments")
+    try:
+        found, judged, where = _training_qrels(data, benchmark, queries, qrels)
+    except EvalDataError as exc:
+        raise click.ClickException(str(exc)) from exc
+    with _progress() as progress:
+        task = progress.add_task("mining qrels groups", total=len(found), note="")
+        qrels_groups = mine_qrels_groups(client, chunks, found, judged, negatives=negatives,
+                                         progress=lambda n: progress.advance(task, n))
+        wanted = max(groups - len(qrels_groups), 0)
+        task = progress.add_task("mining self-supervised groups", total=wanted, note="")
+        self_groups = mine_self_groups(client, chunks, judgments, wanted, seed=seed, negatives=negatives,
+                                       progress=lambda n: progress.advance(task, n))
+    notes = [f"{len(qrels_groups)} qrels groups from {len(found)} training queries; {len(self_groups)} "
+             f"self-supervised groups (of {wanted} asked)."]
+    pairs = split(qrels_groups + self_groups, validation, seed, notes)
+    sources = {"qrels": where,
+               "self-supervised": f"issue sentences (else facts) of judgments in {judgments} sampled with seed "
+                                  f"{seed}, with their own best-matching ratio/analysis chunk in {chunks}",
+               "hard negatives": f"BM25 over {chunks}, best chunk of each other judgment, {negatives} per query"}
+    return pairs, sources
+
+
+def _options(func: Any) -> Any:
+    decorators = [
+        click.option("--backbone", default=DEFAULT_ENCODER, show_default=True,
+                     help="Starting model: a folder or a known id (resolved to its packaged copy offline)."),
+        click.option("--pairs", "groups", default=300, show_default=True,
+                     help="Training groups to mine (one query, its positives, its hard negatives): qrels first, "
+                          "then self-supervised ones."),
+        click.option("--negatives", default=4, show_default=True, help="BM25 hard negatives per query."),
+        click.option("--epochs", default=1, show_default=True, help="Passes over the training examples."),
+        click.option("--steps", type=int, help="Optimiser steps instead of epochs."),
+        click.option("--batch-size", default=16, show_default=True),
+        click.option("--max-length", default=256, show_default=True, help="Tokens per input (pair or text)."),
+        click.option("--learning-rate", default=3e-5, show_default=True),
+        click.option("--validation", default=0.1, show_default=True, help="Share of queries held out."),
+        click.option("--seed", default=13, show_default=True),
+        click.option("--benchmark", type=click.Choice(["aila-precedents", "none"]), default="aila-precedents",
+                     show_default=True, help="Training qrels: the odd (tuning) half of AILA's judged queries."),
+        click.option("--queries", type=click.Path(exists=True, path_type=Path),
+                     help="Your own training queries instead (never ones you evaluate on)."),
+        click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="Qrels for --queries."),
+        click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=Path("../shared/data"),
+                     show_default=True, help="Folder holding the benchmark datasets."),
+        click.option("--name", help="Model folder name under the data directory's models/."),
+        click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Model folder instead."),
+        click.option("--threads", type=int, envvar="RATIO_TRAIN_THREADS", help="torch CPU threads."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def _run(ctx: Context, kind: str, default_name: str, kwargs: dict[str, Any]) -> None:
+    if kwargs["threads"]:
+        import torch
+
+        torch.set_num_threads(kwargs["threads"])
+    out = kwargs["out"] or settings.home_dir() / "models" / (kwargs["name"] or default_name)
+    if out.exists() and any(out.iterdir()):
+        raise click.ClickException(f"{out} exists and is not empty: pass another --name or --out")
+    started = time.perf_counter()
+    pairs, sources = mine(ctx, kwargs["data"], kwargs["benchmark"], kwargs["queries"], kwargs["qrels"],
+                          kwargs["groups"], kwargs["negatives"], kwargs["validation"], kwargs["seed"])
+    mined = time.perf_counter() - started
+    if not pairs.train:
+        raise click.ClickException("no training groups could be mined: is the index empty?")
+    click.echo(f"mined {len(pairs.train)} training and {len(pairs.validation)} validation groups in {mined:.0f} s",
+               err=True)
+    options = TrainOptions(backbone=kwargs["backbone"], epochs=kwargs["epochs"], steps=kwargs["steps"],
+                           batch_size=kwargs["batch_size"], max_length=kwargs["max_length"],
+                           learning_rate=kwargs["learning_rate"], seed=kwargs["seed"])
+    train = train_reranker if kind == "reranker" else train_embedder
+    with _progress() as progress:
+        task = progress.add_task(f"training the {kind}", total=None, note="")
+
+        def report(step: int, total: int, loss: float) -> None:
+            progress.update(task, completed=step, total=total, note=f"loss {loss:.4f}")
+
+        result = train(pairs, out, options, progress=report)
+    card = write_card(result, pairs, sources)
+    _summary(result, time.perf_counter() - started)
+    click.echo(f"model: {out}\nmodel card: {card}")
+
+
+def _summary(result: TrainResult, total: float) -> None:
+    table = Table("validation", "MRR", "nDCG@10", "P@1", "groups",
+                  title=f"{result.kind}: {result.steps} steps, {result.seconds:.0f} s training, {total:.0f} s in all")
+    rows = [("before", result.before), ("after", result.after)]
+    if result.baseline:
+        rows.insert(0, ("bi-encoder cosine (baseline)", result.baseline))
+    for name, metrics in rows:
+        table.add_row(name, *(f"{metrics.get(m, float('nan')):.4f}" for m in ("MRR", "nDCG@10", "P@1")),
+                      str(metrics.get("groups", 0)))
+    Console().print(table)
+
+
+@train_group.command("reranker")
+@click.option("--signal", type=click.Choice(["pairs"]), default="pairs", show_default=True,
+              help="Training signal: binary pairs (qrels and self-supervised, BM25 hard negatives).")
+@_options
+@click.pass_obj
+def reranker_command(ctx: Context, signal: str, **kwargs: Any) -> None:
+    """Train a cross-encoder reranker (BCE on mined pairs); use it with --reranker PATH or RATIO_RERANKER."""
+    _run(ctx, "reranker", "ratio-reranker", kwargs)
+
+
+@train_group.command("embedder")
+@_options
+@click.pass_obj
+def embedder_command(ctx: Context, **kwargs: Any) -> None:
+    """Fine-tune the bi-encoder (MultipleNegativesRankingLoss); use it with --encoder PATH or RATIO_ENCODER.
+
+    Vectors already in an index come from the old encoder: search with the new one only on an index built
+    (embedded) with it.
+    """
+    _run(ctx, "embedder", "ratio-embedder", kwargs)

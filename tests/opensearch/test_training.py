@@ -1,0 +1,177 @@
+"""Training Ratio's reranker and bi-encoder on a tiny real index: mining, the split, a few steps, offline loading.
+
+Four AILA sample judgments are indexed: C9 and C182 are relevant to training-half queries (AILA_Q1, AILA_Q4),
+C1 and C152 to reported-half queries (AILA_Q3, AILA_Q6), so mining that reached for a reported query would
+have something to find, and the tests would see it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import mappings
+from backends.encoders import load_encoder
+from backends.opensearch import IndexLayout, create_indices
+from indexer.loaders import load
+from indexer.pipeline import Pipeline
+from indexer.roles.labeller import RoleLabeller
+from indexer.writer import IndexWriter
+from ratio.cli import cli
+from search.evaluate import judged, read_qrels, read_queries
+from search.rerank import CrossEncoderReranker
+from search.training import (
+    TrainOptions,
+    mine_qrels_groups,
+    mine_self_groups,
+    split,
+    train_reranker,
+    training_queries,
+    write_card,
+)
+from search.training.train import reranker_examples
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments"
+INDEXED = ("C9", "C182", "C1", "C152")
+TINY = TrainOptions(steps=2, batch_size=4, max_length=128)
+
+
+@pytest.fixture(scope="module")
+def tiny(client, encoder, tmp_path_factory) -> dict[str, str]:
+    """Aliases of a fresh index holding the four sample judgments (deleted afterwards)."""
+    folder = tmp_path_factory.mktemp("judgments")
+    for name in INDEXED:
+        shutil.copy(SAMPLES / f"{name}.txt", folder / f"{name}.txt")
+    layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
+    create_indices(client, layout, mappings.IndexOptions(dimension=384))
+    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    labeller = RoleLabeller.load(encoder, cache_dir=tmp_path_factory.mktemp("embeddings"))
+    report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(folder)]))
+    assert report.failed == [] and report.judgments_indexed == len(INDEXED)
+    client.indices.refresh(index=f"{layout.prefix}-*")
+    yield aliases
+    client.indices.delete(index=f"{layout.prefix}-*")
+
+
+@pytest.fixture(scope="module")
+def aila(shared_data: Path):
+    data = shared_data / "aila-2019"
+    return read_queries(data / "Query_doc.txt"), read_qrels(data / "relevance_judgments_priorcases.txt")
+
+
+def test_training_queries_are_the_tuning_half_only(aila) -> None:
+    queries, qrels = aila
+    kept, _ = judged(queries, qrels)
+    chosen = [q.qid for q in training_queries(queries, qrels)]
+    assert chosen[:4] == ["AILA_Q1", "AILA_Q4", "AILA_Q7", "AILA_Q11"]
+    assert chosen == [q.qid for q in kept[0::2]]
+    assert not set(chosen) & {q.qid for q in kept[1::2]}  # the half ratio eval reports
+    with pytest.raises(ValueError):
+        training_queries(queries, qrels, half="all")
+
+
+def test_qrels_groups_never_use_a_reported_query(client, tiny, aila) -> None:
+    queries, qrels = aila
+    groups = mine_qrels_groups(client, tiny["chunks"], training_queries(queries, qrels), qrels, negatives=2)
+    assert sorted(g.source for g in groups) == ["qrels:AILA_Q1:C9", "qrels:AILA_Q4:C182"]
+    reported = {q.qid: q.text for q in judged(queries, qrels)[0][1::2]}
+    for group in groups:
+        assert not any(group.query.split()[:30] == text.split()[:30] for text in reported.values())
+        qid, judgment = group.source.split(":")[1:]
+        assert [p.judgment_id for p in group.positives] == [judgment]
+        relevant = {doc for doc, rel in qrels[qid].items() if rel > 0}
+        assert group.negatives and not {n.judgment_id for n in group.negatives} & relevant
+    # The same call given every judged query would reach the reported ones: the filter above is what stops it.
+    everything = mine_qrels_groups(client, tiny["chunks"], judged(queries, qrels)[0], qrels, negatives=2)
+    assert {"qrels:AILA_Q3:C1", "qrels:AILA_Q6:C152"} <= {g.source for g in everything}
+
+
+def test_self_groups_are_seeded_and_point_at_their_own_reasoning(client, tiny) -> None:
+    first = mine_self_groups(client, tiny["chunks"], tiny["judgments"], 3, seed=5, negatives=2)
+    again = mine_self_groups(client, tiny["chunks"], tiny["judgments"], 3, seed=5, negatives=2)
+    assert first == again and 1 <= len(first) <= 3
+    for group in first:
+        own = group.source.removeprefix("self:")
+        assert own in INDEXED
+        assert all(p.judgment_id == own and p.role in ("ratio", "analysis") for p in group.positives)
+        assert all(n.judgment_id != own for n in group.negatives)
+    excluded = mine_self_groups(client, tiny["chunks"], tiny["judgments"], 4, seed=5, exclude=INDEXED[:3])
+    assert {g.source for g in excluded} <= {f"self:{INDEXED[3]}"}
+
+
+def test_split_holds_out_whole_queries(client, tiny, aila) -> None:
+    queries, qrels = aila
+    groups = mine_qrels_groups(client, tiny["chunks"], training_queries(queries, qrels), qrels, negatives=2)
+    groups += mine_self_groups(client, tiny["chunks"], tiny["judgments"], 4, negatives=2)
+    pairs = split(groups, 0.25, seed=3)
+    assert pairs.validation and pairs.train
+    assert not {g.query for g in pairs.train} & {g.query for g in pairs.validation}
+    assert split(groups, 0.25, seed=3) == pairs
+    assert len(pairs.train) + len(pairs.validation) == len(groups)
+
+
+def test_trained_reranker_loads_offline_by_path_and_scores(client, tiny, aila, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    queries, qrels = aila
+    groups = mine_qrels_groups(client, tiny["chunks"], training_queries(queries, qrels), qrels, negatives=2)
+    groups += mine_self_groups(client, tiny["chunks"], tiny["judgments"], 4, negatives=2)
+    pairs = split(groups, 0.25, seed=3)
+    out = tmp_path / "reranker"
+    steps: list[tuple[int, int, float]] = []
+    result = train_reranker(pairs, out, TINY, progress=lambda *row: steps.append(row))
+    assert [s[:2] for s in steps] == [(1, 2), (2, 2)] and all(math.isfinite(s[2]) for s in steps)
+    assert result.examples == len(reranker_examples(pairs.train)) and result.steps == 2
+    assert set(result.before) == set(result.after) == {"MRR", "nDCG@10", "P@1", "groups"}
+    assert result.after["groups"] == len(pairs.validation)
+
+    card = write_card(result, pairs, {"qrels": "AILA odd half"})
+    text = card.read_text()
+    assert "BCEWithLogitsLoss" in text and f"examples: {result.examples}; steps: 2; batch size: 4" in text
+    assert f"| after training | {result.after['MRR']:.4f} |" in text
+    record = json.loads((out / "training.json").read_text())
+    assert record["steps"] == 2 and record["counts"]["train positives"] == sum(len(g.positives) for g in pairs.train)
+
+    reranker = CrossEncoderReranker(str(out))
+    assert reranker.model.num_labels == 1
+    group = pairs.train[0]
+    passages = [group.positives[0].text, group.negatives[0].text, "unrelated words about cricket"]
+    scores = reranker.score(group.query, passages)
+    assert len(scores) == 3 and all(math.isfinite(s) for s in scores) and len(set(scores)) == 3
+    assert scores == pytest.approx(CrossEncoderReranker(str(out)).score(group.query, passages))
+
+
+def test_cli_trains_an_embedder_usable_as_the_encoder(opensearch_settings, tiny, shared_data, encoder,
+                                                      tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    prefix = tiny["chunks"].removesuffix("-chunks")
+    out = tmp_path / "embedder"
+    args = ["--url", opensearch_settings.url, "--prefix", prefix, "train", "embedder", "--pairs", "6",
+            "--negatives", "2", "--steps", "2", "--batch-size", "4", "--max-length", "128", "--validation", "0.3",
+            "--data", str(shared_data), "--out", str(out), "--threads", "1"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "after" in result.output and f"model: {out}" in result.output
+    card = (out / "README.md").read_text()
+    assert "MultipleNegativesRankingLoss" in card and "AILA_Q1, AILA_Q4" in card
+    assert not re.search(r"AILA_Q(3|6|8)\b", card)  # reported-half queries
+    record = json.loads((out / "training.json").read_text())
+    assert record["steps"] == 2 and record["counts"]["train groups (qrels)"] >= 1
+
+    model = load_encoder(str(out))
+    texts = ["Whether the conviction under section 302 IPC can be sustained", "The appeal is dismissed."]
+    vectors = np.asarray(model.encode(texts, normalize_embeddings=True))
+    assert vectors.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-4)
+    assert not np.allclose(vectors, np.asarray(encoder.encode(texts, normalize_embeddings=True)), atol=1e-4)
+
+    again = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert again.exit_code != 0 and "not empty" in again.output
