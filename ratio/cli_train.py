@@ -123,6 +123,33 @@ def _options(func: Any) -> Any:
     return func
 
 
+def _attribution(pairs: PairSet, questions: int, llm_model: Path | None, threads: int | None,
+                 sources: dict[str, str]) -> list[tuple[str, str, float]]:
+    """Leave-one-out attribution scores of the local LLM for the first ``questions`` self-supervised groups."""
+    from backends.llm import SMALL_LLM, LLMError, resolve_gguf
+    from search.training.attribution import AnswerLikelihood, attribution_targets
+
+    try:
+        gguf = llm_model or resolve_gguf(SMALL_LLM, settings.home_dir() / "models")
+    except LLMError as exc:
+        raise click.ClickException(f"attribution needs the local LLM: {exc}") from exc
+    chosen = [g for g in pairs.train if g.kind == "self"][:questions]
+    if not chosen:
+        raise click.ClickException("no self-supervised training groups to ask the LLM about")
+    model = AnswerLikelihood(gguf, threads=threads)
+    with _progress() as progress:
+        task = progress.add_task("attribution (LLM leave-one-out)", total=len(chosen), note="")
+        targets, found = attribution_targets(model, chosen, progress=lambda n: progress.advance(task, n))
+    used = sum(1 for a in found if a.answer and max(a.scaled) > 0)
+    sources["attribution"] = (f"{len(chosen)} issue questions, each answered by {gguf.name} from its positive and "
+                              f"hard-negative passages (cut to 100 words); each passage scored by leave-one-out on "
+                              f"the answer's log-likelihood, min-max scaled per question; {used} questions gave "
+                              f"a signal, {len(targets)} scored passages")
+    if not targets:
+        raise click.ClickException("the LLM's answers depended on no passage: no attribution targets")
+    return targets
+
+
 def _run(ctx: Context, kind: str, default_name: str, kwargs: dict[str, Any]) -> None:
     if kwargs["threads"]:
         import torch
@@ -142,14 +169,19 @@ def _run(ctx: Context, kind: str, default_name: str, kwargs: dict[str, Any]) -> 
     options = TrainOptions(backbone=kwargs["backbone"], epochs=kwargs["epochs"], steps=kwargs["steps"],
                            batch_size=kwargs["batch_size"], max_length=kwargs["max_length"],
                            learning_rate=kwargs["learning_rate"], seed=kwargs["seed"])
-    train = train_reranker if kind == "reranker" else train_embedder
+    targets = None
+    if kwargs.get("signal") == "attribution":
+        targets = _attribution(pairs, kwargs["questions"], kwargs["llm_model"], kwargs["threads"], sources)
     with _progress() as progress:
         task = progress.add_task(f"training the {kind}", total=None, note="")
 
         def report(step: int, total: int, loss: float) -> None:
             progress.update(task, completed=step, total=total, note=f"loss {loss:.4f}")
 
-        result = train(pairs, out, options, progress=report)
+        if kind == "reranker":
+            result = train_reranker(pairs, out, options, progress=report, targets=targets)
+        else:
+            result = train_embedder(pairs, out, options, progress=report)
     card = write_card(result, pairs, sources)
     _summary(result, time.perf_counter() - started)
     click.echo(f"model: {out}\nmodel card: {card}")
@@ -168,13 +200,18 @@ def _summary(result: TrainResult, total: float) -> None:
 
 
 @train_group.command("reranker")
-@click.option("--signal", type=click.Choice(["pairs"]), default="pairs", show_default=True,
-              help="Training signal: binary pairs (qrels and self-supervised, BM25 hard negatives).")
+@click.option("--signal", type=click.Choice(["pairs", "attribution"]), default="pairs", show_default=True,
+              help="pairs: BCE on binary pairs (qrels and self-supervised, BM25 hard negatives); attribution: MSE "
+                   "on the local LLM's leave-one-out passage influence.")
+@click.option("--questions", default=8, show_default=True, help="Questions the LLM answers (attribution only).")
+@click.option("--llm-model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="GGUF for attribution (default: the packaged Qwen2.5-Coder-0.5B).")
 @_options
 @click.pass_obj
-def reranker_command(ctx: Context, signal: str, **kwargs: Any) -> None:
-    """Train a cross-encoder reranker (BCE on mined pairs); use it with --reranker PATH or RATIO_RERANKER."""
-    _run(ctx, "reranker", "ratio-reranker", kwargs)
+def reranker_command(ctx: Context, **kwargs: Any) -> None:
+    """Train a cross-encoder reranker; use it with --reranker PATH, RATIO_RERANKER or Client(reranker=PATH)."""
+    default = "ratio-reranker-attribution" if kwargs["signal"] == "attribution" else "ratio-reranker"
+    _run(ctx, "reranker", default, kwargs)
 
 
 @train_group.command("embedder")

@@ -152,25 +152,35 @@ def reranker_examples(groups: Sequence[TrainingGroup]) -> list[tuple[str, str, f
 
 
 def train_reranker(pairs: PairSet, out: Path, options: TrainOptions = TrainOptions(),
-                   progress: Progress | None = None) -> TrainResult:
-    """Train a one-logit CrossEncoder from ``options.backbone`` with BCE and save it to ``out``.
+                   progress: Progress | None = None,
+                   targets: Sequence[tuple[str, str, float]] | None = None) -> TrainResult:
+    """Train a one-logit CrossEncoder from ``options.backbone`` and save it to ``out``.
 
-    The positives are weighted by the negatives-to-positives ratio so that a model answering "irrelevant"
-    to everything does not look good to the loss.
+    Without ``targets`` the signal is binary: BCE on the training groups' positives (1) and hard negatives
+    (0), the positives weighted by the negatives-to-positives ratio so that answering "irrelevant" to
+    everything does not look good to the loss. With ``targets`` (query, passage, score in [0, 1]), for
+    example attribution scores, the loss is MSE between the sigmoid of the logit and the score. Either way
+    the validation groups of ``pairs`` measure the ranking before and after.
     """
     import torch
     from sentence_transformers import CrossEncoder
 
-    if not pairs.train:
-        raise ValueError("no training groups: mine some first")
+    examples = list(targets) if targets is not None else reranker_examples(pairs.train)
+    if not examples:
+        raise ValueError("no training examples: mine some first")
     torch.manual_seed(options.seed)
     model = CrossEncoder(resolve_backbone(options.backbone), num_labels=1, max_length=options.max_length,
                          device="cpu")
-    examples = reranker_examples(pairs.train)
-    positives = sum(1 for *_, label in examples if label)
-    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(examples) - positives) / max(positives, 1)))
-    result = TrainResult("reranker", out, options.backbone, "BCEWithLogitsLoss (binary labels, positives "
-                         "weighted by the negative/positive ratio)", len(examples), 0, options)
+    if targets is not None:
+        name = "MSE between the sigmoid of the logit and the passage's attribution score (min-max scaled per question)"
+
+        def loss_fn(scores: Any, labels: Any) -> Any:
+            return torch.nn.functional.mse_loss(torch.sigmoid(scores), labels)
+    else:
+        name = "BCEWithLogitsLoss (binary labels, positives weighted by the negative/positive ratio)"
+        positives = sum(1 for *_, label in examples if label)
+        loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(examples) - positives) / max(positives, 1)))
+    result = TrainResult("reranker", out, options.backbone, name, len(examples), 0, options)
     result.baseline_name = "bi-encoder cosine of the backbone (the current default rescorer)"
     result.baseline = rank_metrics(BiEncoderRescorer(load_encoder(options.backbone)), pairs.validation)
     result.before = rank_metrics(CrossEncoderReranker(model), pairs.validation)

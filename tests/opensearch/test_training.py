@@ -175,3 +175,41 @@ def test_cli_trains_an_embedder_usable_as_the_encoder(opensearch_settings, tiny,
 
     again = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert again.exit_code != 0 and "not empty" in again.output
+
+
+def test_attribution_scores_the_passage_the_answer_rests_on(small_gguf) -> None:
+    from search.training.attribution import AnswerLikelihood, attribute
+
+    model = AnswerLikelihood(small_gguf, threads=1, context=1024)
+    question = ("Whether the accused can be convicted under section 302 read with section 34 IPC without a "
+                "separate charge under section 34?")
+    passages = ["The Madurai Bench was not right in quashing the Government Order on relaxation of marks in the "
+                "Teacher Eligibility Test.",
+                "The absence of a specific charge under S. 34 I.P.C. caused no prejudice to the appellants, as the "
+                "facts giving rise to constructive criminal liability were well known to them, so they are liable "
+                "to be convicted u/s. 302 read with S. 34.",
+                "The appellant was appointed as an officer in Grade III in the respondent Bank in 1961."]
+    result = attribute(model, question, passages)
+    assert result.answer
+    assert result.scaled[1] == 1.0 and max(result.scaled[0], result.scaled[2]) < 0.5, result
+    prompt = model.prompt(question, passages)
+    # The prefix cache must not change a likelihood: the same call after another prompt gives the same value.
+    first = model.loglikelihood(prompt, result.answer)
+    model.loglikelihood(model.prompt(question, passages[:1]), result.answer)
+    assert model.loglikelihood(prompt, result.answer) == pytest.approx(first, abs=1e-3)
+
+
+def test_cli_trains_an_attribution_reranker(opensearch_settings, tiny, shared_data, small_gguf, tmp_path) -> None:
+    prefix = tiny["chunks"].removesuffix("-chunks")
+    out = tmp_path / "attribution"
+    args = ["--url", opensearch_settings.url, "--prefix", prefix, "train", "reranker", "--signal", "attribution",
+            "--questions", "1", "--llm-model", str(small_gguf), "--benchmark", "none", "--pairs", "4",
+            "--negatives", "2", "--steps", "1", "--batch-size", "4", "--max-length", "128", "--validation", "0.3",
+            "--data", str(shared_data), "--out", str(out), "--threads", "1"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    record = json.loads((out / "training.json").read_text())
+    assert record["loss"].startswith("MSE") and record["steps"] == 1 and record["examples"] == 3
+    assert "leave-one-out" in record["sources"]["attribution"]
+    scores = CrossEncoderReranker(str(out)).score("Whether the appeal lies?", ["The appeal is dismissed.", "Costs."])
+    assert len(scores) == 2 and all(math.isfinite(s) for s in scores)
