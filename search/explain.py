@@ -49,6 +49,16 @@ def _stems(text: str) -> set[str]:
     return {w.lower()[:6] for w in _WORD.findall(text) if w.lower() not in _STOP}
 
 
+QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{3,})[\"\u201d]")  # a quotation of three or more characters
+_NOT_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def folded(text: str) -> str:
+    """Lower case, punctuation and spacing as single spaces, padded: ``folded(q) in folded(source)`` tells
+    whether a quotation is verbatim in a source, whatever its typography (used by every grounding check)."""
+    return " " + _NOT_WORD.sub(" ", text.lower()).strip() + " "
+
+
 def content_words(text: str) -> set[str]:
     """The words of ``text`` that carry meaning, folded like :func:`best_sentence` compares them (lower case,
     stopwords out, cut to 6 letters)."""

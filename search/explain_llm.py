@@ -14,14 +14,13 @@ answers are cached by the LLM wrapper (:class:`backends.llm.CachedLLM`), so a hi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
 from indexer.citations import extract_citations
 from indexer.sentences import split
-from search.explain import ROLE_LABELS, Explanation, content_words
+from search.explain import QUOTED, ROLE_LABELS, Explanation, content_words, folded
 
 FIELD_WORDS = 120
 EXPLAIN_SCHEMA = {
@@ -29,13 +28,11 @@ EXPLAIN_SCHEMA = {
     "properties": {"reason": {"type": "string", "minLength": 10, "maxLength": 400}},
     "required": ["reason"],
 }
-_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{3,})[\"\u201d]")
 MAX_WORDS = 50
 # Words an explanation uses about any judgment ("this case is relevant to the query on ..."): never "borrowed".
 _GENERIC = content_words("case cases judgment judgments query queries relevant relevance issue issues law legal "
                          "matter decision decided held holds discusses discussed principle principles including "
                          "includes regarding related relating concerning involving whether also about")
-_NOT_WORD = re.compile(r"[^a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -72,22 +69,19 @@ def one_line(reason: str, max_words: int = MAX_WORDS) -> str:
     return first if len(words) <= max_words else " ".join(words[:max_words]) + "…"
 
 
-def _folded(text: str) -> str:
-    return " " + _NOT_WORD.sub(" ", text.lower()).strip() + " "
-
 
 def grounding_problem(reason: str, record: HitRecord, query: str = "") -> str | None:
     """Why ``reason`` is not grounded in ``record`` (None when it is): a quotation not found in the record
     (compared without case, punctuation or spacing), a citation the judgment neither cites nor contains, or
     a word of the query that the record does not contain (a small model likes to say "the judgment
     discusses <the query>": that attributes the query to the judgment, whatever it says)."""
-    source = _folded(record.text)
+    source = folded(record.text)
     borrowed = sorted(w for w in (content_words(reason) & content_words(query)) - content_words(record.text) - _GENERIC
                       if len(w) >= 4)
     if borrowed:
         return f"it attributes {', '.join(map(repr, borrowed[:3]))} from the query to a judgment that lacks it"
-    for quoted in _QUOTED.findall(reason):
-        if _folded(quoted).strip() and _folded(quoted) not in source:
+    for quoted in QUOTED.findall(reason):
+        if folded(quoted).strip() and folded(quoted) not in source:
             return f"the quotation \u201c{quoted[:80]}\u201d is not in the judgment"
     known = set(record.cited_provisions) | set(record.cited_judgments)
     known |= {c.normalized for c in extract_citations(record.text)}

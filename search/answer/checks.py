@@ -17,18 +17,15 @@ A score the model failed to give is ``None``, and ``None`` never passes a thresh
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
 from indexer.citations import extract_citations
 from search.answer.context import ContextPassage, prompt_context
-from search.explain import content_words
+from search.explain import QUOTED, content_words, folded
 
 SUPPORT = 0.6  # share of a claim's content words that its cited passages must contain
-_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{3,})[\"\u201d]")
-_NOT_WORD = re.compile(r"[^a-z0-9]+")
 # Words any answer uses about any passage; they neither support nor undermine a claim.
 _GENERIC = content_words("the court held holds judgment case passage passages according stated states says "
                          "said also therefore thus question answer law legal section act")
@@ -101,9 +98,6 @@ class Thresholds:
         return tuple(failed)
 
 
-def _folded(text: str) -> str:
-    return " " + _NOT_WORD.sub(" ", text.lower()).strip() + " "
-
 
 def check_claim(claim: Claim, passages: Sequence[ContextPassage], support: float = SUPPORT) -> ClaimCheck:
     """Is ``claim`` supported by the passages it cites? (See the module docstring for the rules.)"""
@@ -122,8 +116,8 @@ def check_claim(claim: Claim, passages: Sequence[ContextPassage], support: float
         missing = sorted(words - content_words(source))[:3]
         return ClaimCheck(claim, share, f"only {share:.0%} of its words are in the passages it cites "
                                         f"(not: {', '.join(missing)})")
-    for quoted in _QUOTED.findall(claim.text):
-        if _folded(quoted).strip() and _folded(quoted) not in _folded(source):
+    for quoted in QUOTED.findall(claim.text):
+        if folded(quoted).strip() and folded(quoted) not in folded(source):
             return ClaimCheck(claim, share, f"the quotation \u201c{quoted[:60]}\u201d is not in the passages it cites")
     named = {c.normalized for c in extract_citations(source)}
     for citation in extract_citations(claim.text):
