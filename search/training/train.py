@@ -220,7 +220,7 @@ def train_embedder(pairs: PairSet, out: Path, options: TrainOptions = TrainOptio
     result.before = rank_metrics(BiEncoderRescorer(model), pairs.validation)
 
     def step_loss(batch: list[tuple[str, str, str]]) -> Any:
-        features = [model.tokenize([row[column] for row in batch]) for column in range(3)]
+        features = [model.preprocess([row[column] for row in batch]) for column in range(3)]
         return loss_fn(features, None)
 
     result.steps, result.final_loss, result.seconds = _optimise(model, examples, options, step_loss, progress)
