@@ -193,6 +193,8 @@ def _summary(result: TrainResult, total: float) -> None:
     rows = [("before", result.before), ("after", result.after)]
     if result.baseline:
         rows.insert(0, ("bi-encoder cosine (baseline)", result.baseline))
+    for name, stage in (("bi-encoder cosine", "baseline"), ("before", "before"), ("after", "after")):
+        rows += [(f"{name}, {kind} only", metrics) for kind, metrics in sorted(result.by_kind.get(stage, {}).items())]
     for name, metrics in rows:
         table.add_row(name, *(f"{metrics.get(m, float('nan')):.4f}" for m in ("MRR", "nDCG@10", "P@1")),
                       str(metrics.get("groups", 0)))

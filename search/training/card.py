@@ -29,6 +29,10 @@ def _metrics_table(result: TrainResult) -> list[str]:
     rows = [("before training", result.before), ("after training", result.after)]
     if result.baseline:
         rows.insert(0, (result.baseline_name, result.baseline))
+    stages = {"before training": "before", "after training": "after", result.baseline_name: "baseline"}
+    for name, stage in list(stages.items()):
+        for kind, metrics in sorted(result.by_kind.get(stage, {}).items()):
+            rows.append((f"{name}, {kind} queries only", metrics))
     lines = ["| model | MRR | nDCG@10 | P@1 | groups |", "|---|---:|---:|---:|---:|"]
     for name, metrics in rows:
         figures = " | ".join(f"{metrics.get(m, float('nan')):.4f}" for m in ("MRR", "nDCG@10", "P@1"))
@@ -89,6 +93,6 @@ def write_card(result: TrainResult, pairs: PairSet, sources: dict[str, str]) -> 
               "examples": result.examples, "steps": result.steps, "seconds": round(result.seconds, 1),
               "final_loss": result.final_loss, "options": asdict(options), "counts": counts, "sources": sources,
               "validation": {"before": result.before, "after": result.after, "baseline": result.baseline,
-                             "baseline_name": result.baseline_name}}
+                             "baseline_name": result.baseline_name, "by_kind": result.by_kind}}
     (result.out / "training.json").write_text(json.dumps(record, indent=2) + "\n")
     return readme

@@ -29,7 +29,8 @@ from backends.encoders import DEFAULT_ENCODER, load_encoder, packaged_model_path
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker, Reranker
 from search.training.pairs import PairSet, TrainingGroup
 
-__all__ = ["TrainOptions", "TrainResult", "rank_metrics", "resolve_backbone", "train_embedder", "train_reranker"]
+__all__ = ["TrainOptions", "TrainResult", "measure", "rank_metrics", "resolve_backbone", "train_embedder",
+           "train_reranker"]
 
 Progress = Callable[[int, int, float], None]  # step, total steps, loss of that step
 
@@ -65,6 +66,7 @@ class TrainResult:
     after: dict[str, float] = field(default_factory=dict)
     baseline: dict[str, float] = field(default_factory=dict)
     baseline_name: str = ""
+    by_kind: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)  # stage -> kind -> metrics
 
 
 def resolve_backbone(name: str) -> str:
@@ -75,29 +77,43 @@ def resolve_backbone(name: str) -> str:
     return str(packaged) if packaged else name
 
 
+def _group_figures(scorer: Reranker, group: TrainingGroup) -> tuple[float, float, float]:
+    """Reciprocal rank of the first positive, nDCG@10 and P@1 of one group ranked by ``scorer``."""
+    passages = [p.text for p in group.positives] + [n.text for n in group.negatives]
+    relevant = [1] * len(group.positives) + [0] * len(group.negatives)
+    scores = scorer.score(group.query, passages)
+    order = sorted(range(len(passages)), key=lambda i: (-scores[i], relevant[i]))
+    gains = [relevant[i] for i in order]
+    first = next((rank for rank, gain in enumerate(gains, start=1) if gain), None)
+    dcg = sum(g / math.log2(r + 1) for r, g in enumerate(gains[:10], start=1))
+    ideal = sum(1 / math.log2(r + 1) for r in range(1, min(len(group.positives), 10) + 1))
+    return (1 / first if first else 0.0), (dcg / ideal if ideal else 0.0), (float(gains[0]) if gains else 0.0)
+
+
+def _mean(rows: Sequence[tuple[float, float, float]]) -> dict[str, float]:
+    if not rows:
+        return {"groups": 0}
+    columns = np.asarray(rows, dtype=float).mean(axis=0)
+    return {"MRR": float(columns[0]), "nDCG@10": float(columns[1]), "P@1": float(columns[2]), "groups": len(rows)}
+
+
 def rank_metrics(scorer: Reranker, groups: Sequence[TrainingGroup]) -> dict[str, float]:
     """MRR, nDCG@10 and P@1 of each group's positives ranked among its negatives, averaged over groups.
 
     Ties are broken against the positives (a constant scorer gets no credit for the positives coming first).
     """
-    mrr, ndcg, p1 = [], [], []
-    for group in groups:
-        passages = [p.text for p in group.positives] + [n.text for n in group.negatives]
-        relevant = [1] * len(group.positives) + [0] * len(group.negatives)
-        scores = scorer.score(group.query, passages)
-        order = sorted(range(len(passages)), key=lambda i: (-scores[i], relevant[i]))
-        gains = [relevant[i] for i in order]
-        first = next((rank for rank, gain in enumerate(gains, start=1) if gain), None)
-        mrr.append(1 / first if first else 0.0)
-        dcg = sum(g / math.log2(r + 1) for r, g in enumerate(gains[:10], start=1))
-        ideal = sum(1 / math.log2(r + 1) for r in range(1, min(len(group.positives), 10) + 1))
-        ndcg.append(dcg / ideal if ideal else 0.0)
-        p1.append(float(gains[0]) if gains else 0.0)
-    count = len(groups)
-    if not count:
-        return {"groups": 0}
-    return {"MRR": float(np.mean(mrr)), "nDCG@10": float(np.mean(ndcg)), "P@1": float(np.mean(p1)),
-            "groups": count}
+    return _mean([_group_figures(scorer, group) for group in groups])
+
+
+def measure(scorer: Reranker, groups: Sequence[TrainingGroup]) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """:func:`rank_metrics` over all groups and per source kind (``qrels``, ``self``), scoring each group once.
+
+    The kinds differ in difficulty (a self-supervised query finds its own judgment), so a gain on one may hide
+    a loss on the other.
+    """
+    rows = [(group.kind, _group_figures(scorer, group)) for group in groups]
+    kinds = sorted({kind for kind, _ in rows})
+    return _mean([r for _, r in rows]), {kind: _mean([r for k, r in rows if k == kind]) for kind in kinds}
 
 
 def _total_steps(examples: int, options: TrainOptions) -> int:
@@ -182,8 +198,9 @@ def train_reranker(pairs: PairSet, out: Path, options: TrainOptions = TrainOptio
         loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor((len(examples) - positives) / max(positives, 1)))
     result = TrainResult("reranker", out, options.backbone, name, len(examples), 0, options)
     result.baseline_name = "bi-encoder cosine of the backbone (the current default rescorer)"
-    result.baseline = rank_metrics(BiEncoderRescorer(load_encoder(options.backbone)), pairs.validation)
-    result.before = rank_metrics(CrossEncoderReranker(model), pairs.validation)
+    result.baseline, result.by_kind["baseline"] = measure(BiEncoderRescorer(load_encoder(options.backbone)),
+                                                          pairs.validation)
+    result.before, result.by_kind["before"] = measure(CrossEncoderReranker(model), pairs.validation)
 
     def step_loss(batch: list[tuple[str, str, float]]) -> Any:
         features = model.preprocess([(query, passage) for query, passage, _ in batch])
@@ -191,7 +208,7 @@ def train_reranker(pairs: PairSet, out: Path, options: TrainOptions = TrainOptio
         return loss_fn(scores, torch.tensor([label for *_, label in batch], dtype=scores.dtype))
 
     result.steps, result.final_loss, result.seconds = _optimise(model, examples, options, step_loss, progress)
-    result.after = rank_metrics(CrossEncoderReranker(model), pairs.validation)
+    result.after, result.by_kind["after"] = measure(CrossEncoderReranker(model), pairs.validation)
     out.mkdir(parents=True, exist_ok=True)
     model.save(str(out), create_model_card=False)
     return result
@@ -217,14 +234,14 @@ def train_embedder(pairs: PairSet, out: Path, options: TrainOptions = TrainOptio
     loss_fn = MultipleNegativesRankingLoss(model)
     result = TrainResult("embedder", out, options.backbone, "MultipleNegativesRankingLoss (in-batch negatives plus "
                          "one BM25 hard negative per query, scale 20, cosine)", len(examples), 0, options)
-    result.before = rank_metrics(BiEncoderRescorer(model), pairs.validation)
+    result.before, result.by_kind["before"] = measure(BiEncoderRescorer(model), pairs.validation)
 
     def step_loss(batch: list[tuple[str, str, str]]) -> Any:
         features = [model.preprocess([row[column] for row in batch]) for column in range(3)]
         return loss_fn(features, None)
 
     result.steps, result.final_loss, result.seconds = _optimise(model, examples, options, step_loss, progress)
-    result.after = rank_metrics(BiEncoderRescorer(model), pairs.validation)
+    result.after, result.by_kind["after"] = measure(BiEncoderRescorer(model), pairs.validation)
     out.mkdir(parents=True, exist_ok=True)
     model.save(str(out), create_model_card=False)
     return result

@@ -137,6 +137,8 @@ def test_trained_reranker_loads_offline_by_path_and_scores(client, tiny, aila, t
     text = card.read_text()
     assert "BCEWithLogitsLoss" in text and f"examples: {result.examples}; steps: 2; batch size: 4" in text
     assert f"| after training | {result.after['MRR']:.4f} |" in text
+    for kind, metrics in result.by_kind["after"].items():
+        assert f"| after training, {kind} queries only | {metrics['MRR']:.4f} |" in text
     record = json.loads((out / "training.json").read_text())
     assert record["steps"] == 2 and record["counts"]["train positives"] == sum(len(g.positives) for g in pairs.train)
 
@@ -213,3 +215,18 @@ def test_cli_trains_an_attribution_reranker(opensearch_settings, tiny, shared_da
     assert "leave-one-out" in record["sources"]["attribution"]
     scores = CrossEncoderReranker(str(out)).score("Whether the appeal lies?", ["The appeal is dismissed.", "Costs."])
     assert len(scores) == 2 and all(math.isfinite(s) for s in scores)
+
+
+def test_measure_splits_validation_by_kind(client, tiny, aila, encoder) -> None:
+    from search.rerank import BiEncoderRescorer
+    from search.training.train import measure, rank_metrics
+
+    queries, qrels = aila
+    groups = mine_qrels_groups(client, tiny["chunks"], training_queries(queries, qrels), qrels, negatives=2)
+    groups += mine_self_groups(client, tiny["chunks"], tiny["judgments"], 2, negatives=2)
+    scorer = BiEncoderRescorer(encoder)
+    overall, by_kind = measure(scorer, groups)
+    assert overall == pytest.approx(rank_metrics(scorer, groups))
+    assert set(by_kind) == {"qrels", "self"} and by_kind["qrels"]["groups"] == 2
+    assert by_kind["qrels"] == pytest.approx(rank_metrics(scorer, [g for g in groups if g.kind == "qrels"]))
+    assert 0 <= overall["MRR"] <= 1 and overall["groups"] == len(groups)
