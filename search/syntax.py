@@ -590,7 +590,8 @@ def as_plain_text(text: str, max_words: int | None = None) -> str:
     Quotes, parentheses, leading ``-``/``+``, upper-case operators and ``word:`` colons lose their meaning;
     the words stay. ``max_words`` keeps only the first words, for texts longer than the query limits.
     """
-    plain = _SYNTAX_CHARS.sub(lambda m: m.group(1).lower() if m.group(1) else " ", text)
+    # format characters (a zero-width space inside a word) split words in the parser: clean first, then count
+    plain = _SYNTAX_CHARS.sub(lambda m: m.group(1).lower() if m.group(1) else " ", _clean(text))
     plain = _FIELD_LIKE.sub(" ", plain)
     words = plain.split()
     return " ".join(words[:max_words] if max_words else words)

@@ -208,3 +208,13 @@ def test_plain_text_neutralises_syntax_in_pasted_prose() -> None:
     parsed = parse_query(plain)
     assert parsed.filters.empty and parsed.query is not None
     assert as_plain_text("one two three four", max_words=2) == "one two"
+
+
+def test_plain_text_cut_to_the_limit_always_parses() -> None:
+    """Format characters split words in the parser; the cut must count words as the parser will."""
+    from search.syntax import MAX_TERMS, as_plain_text, parse_query
+
+    glued = " ".join(["alpha\u200bbeta"] * MAX_TERMS)  # a zero-width space inside each word
+    plain = as_plain_text(glued, max_words=MAX_TERMS)
+    assert len(plain.split()) == MAX_TERMS
+    assert parse_query(plain).query is not None
