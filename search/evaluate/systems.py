@@ -9,12 +9,15 @@ Each configuration turns a query text into a ranked list of judgment ids (preced
 * query side: ``issues_only`` (the LLM's issues, each searched, RRF) and ``facts_issues`` (both);
 * document side: ``fulltext_bm25`` (whole judgment text) and ``summary_bm25`` (summary fields) against
   the chunk configurations;
+* document-length queries: ``fulltext_bm25_whole`` reads the whole query (a judgment as the query) in
+  segments and sums their BM25 scores, and ``hybrid_fulltext_whole`` fuses it with the hybrid chunks;
 * ``hybrid_rerank``: the top chunks rescored (the configured reranker);
 * statutes: ``provisions_bm25`` / ``provisions_knn`` / ``provisions`` (both, fused) with the query text,
   ``provisions_parametric`` (the LLM's provisions as queries) and ``provisions_both``.
 
 Chunk rankings roll up to judgments exactly as in search (a judgment scores as its best chunk) but over all
-candidates rather than one page. Queries are searched as plain words cut to ``max_words``.
+candidates rather than one page. Queries are searched as plain words cut to ``max_words`` (but for the
+``_whole`` configurations).
 """
 
 from __future__ import annotations
@@ -61,6 +64,9 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("issues_only", "judgments", "hybrid over the LLM's issues only (RRF)", llm=True),
     Config("facts_issues", "judgments", "hybrid over the facts and the LLM's issues (RRF)", llm=True),
     Config("fulltext_bm25", "judgments", "BM25 over whole judgment texts"),
+    Config("fulltext_bm25_whole", "judgments", "BM25 over whole judgment texts with the whole query (in "
+           "segments of 900 words, scores summed), not cut to max_words"),
+    Config("hybrid_fulltext_whole", "judgments", "hybrid chunk roll-up and whole-query whole-text BM25, RRF"),
     Config("summary_bm25", "judgments", "BM25 over the judgments' summary fields"),
     Config("hybrid_fulltext", "judgments", "hybrid chunk roll-up and whole-text BM25, fused by RRF"),
     Config("bm25_fulltext", "judgments", "BM25 chunk roll-up and whole-text BM25, fused by RRF"),
@@ -71,6 +77,9 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
            llm=True),
     Config("provisions_both", "provisions", "query text and parametric provisions, RRF", llm=True),
 )}
+
+
+SEGMENT_WORDS = 900  # under the parser's 1,000 terms, with room for the words it splits further
 
 
 class Runner:
@@ -125,6 +134,21 @@ class Runner:
         body = {**body, "size": self.depth, "_source": False}
         return [h["_id"] for h in self.searcher.client.search(index=index, body=body)["hits"]["hits"]]
 
+    def _whole_query_bm25(self, text: str, segment: int = SEGMENT_WORDS) -> list[str]:
+        """BM25 of the whole query text over whole judgments. A query judgment runs to thousands of words, past
+        the parser's limit; BM25 adds up over query terms, so the segments' scores are summed per judgment (exact
+        but for judgments outside a segment's top ``depth``, which count 0 for it)."""
+        words = as_plain_text(text).split()
+        totals: dict[str, float] = {}
+        for start in range(0, len(words), segment):
+            query = SearchRequest.from_query(" ".join(words[start:start + segment]), classify=False).query
+            if query is None:
+                continue
+            body = {"query": text_query(query, FULLTEXT_FIELDS), "size": self.depth, "_source": False}
+            for hit in self.searcher.client.search(index=self.searcher.aliases["judgments"], body=body)["hits"]["hits"]:
+                totals[hit["_id"]] = totals.get(hit["_id"], 0.0) + float(hit["_score"] or 0.0)
+        return [doc for doc, _ in sorted(totals.items(), key=lambda item: (-item[1], item[0]))][: self.depth]
+
     def _judgments(self, chunks: list) -> list[str]:
         return [judgment_id for judgment_id, _ in roll_up(chunks, passages=1)][: self.depth]
 
@@ -168,6 +192,12 @@ class Runner:
         if name == "fulltext_bm25":
             body = {"query": text_query(off.query, FULLTEXT_FIELDS)}
             return self._ids(body, s.aliases["judgments"])
+        if name == "fulltext_bm25_whole":
+            return self._whole_query_bm25(text)
+        if name == "hybrid_fulltext_whole":
+            fused = fuse([[(d, 1.0) for d in self.rank("hybrid", text)],
+                          [(d, 1.0) for d in self._whole_query_bm25(text)]], FusionMethod.RRF, limit=self.depth)
+            return [hit.id for hit in fused]
         if name == "summary_bm25":
             return self._ids(judgment_summary_body(off), s.aliases["judgments"])
         if name in ("hybrid_fulltext", "bm25_fulltext"):

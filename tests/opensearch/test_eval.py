@@ -30,6 +30,17 @@ def test_every_judgment_configuration_ranks_sample_judgments(runner: Runner, nam
     assert "C1" in ranked[:5]
 
 
+def test_whole_query_bm25_reads_a_judgment_past_the_query_limit(runner: Runner) -> None:
+    from pathlib import Path
+
+    from search.syntax import MAX_TERMS
+
+    text = (Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments" / "C12.txt").read_text()
+    assert len(text.split()) > 2 * MAX_TERMS  # several segments, none of which alone is the whole judgment
+    assert runner.rank("fulltext_bm25_whole", text)[0] == "C12"
+    assert runner.rank("hybrid_fulltext_whole", text)[0] == "C12"
+
+
 def test_scores_runs_and_statute_configurations(runner: Runner) -> None:
     run = ranked_run({q.qid: runner.rank("hybrid", q.text) for q in QUERIES})
     evaluation = evaluate(run, QRELS)
