@@ -19,6 +19,7 @@ from ratio import settings
 from ratio.llm import open_llm
 from search.answer import Answer, Answerer, AskOptions, ask
 from search.citecheck import CitationReport, check_citations
+from search.document_query import rank_by_document
 from search.execute import Searcher, SearchResult
 from search.explain import Explanation, explain
 from search.explain_llm import HitRecord, llm_explain
@@ -127,6 +128,17 @@ class Client:
         ambiguous and which it does not know (:mod:`search.citecheck`); a guard against invented citations.
         Raises a :class:`search.citecheck.CitationTextError` (a ``QueryError``) for empty, binary or huge text."""
         return check_citations(self.client, self.aliases, text)
+
+    def search_by_document(self, text: str, size: int = 10, *, exclude: str | None = None) -> list[JudgmentRecord]:
+        """Precedents for a whole document (a judgment, a brief), read whole rather than cut to the query
+        limit (:mod:`search.document_query`); ``exclude`` drops the document's own id when it is indexed. The
+        records come without their text (``Client.judgment`` has it)."""
+        ranked = rank_by_document(self.client, self.aliases["judgments"], text, depth=size, exclude=exclude)
+        if not ranked:
+            return []
+        docs = self.client.mget(index=self.aliases["judgments"], body={"ids": [doc for doc, _ in ranked]},
+                                params={"_source_excludes": "vector,text"})["docs"]
+        return [JudgmentRecord.from_source(d["_source"]) for d in docs if d.get("found")]
 
     def ask(self, question: str, *, mode: str = "auto", parametric: bool = True,
             options: AskOptions | None = None, on_event: Any = None) -> Answer:

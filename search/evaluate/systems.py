@@ -27,6 +27,7 @@ from typing import Any
 
 from backends.llm import LLMError
 from search.builders import TextFields, bm25_body, judgment_summary_body, knn_body, text_query
+from search.document_query import rank_by_document
 from search.execute import Searcher, roll_up
 from search.expand import legal_issues, parametric_provisions
 from search.fusion import FusionMethod, fuse
@@ -77,9 +78,6 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
            llm=True),
     Config("provisions_both", "provisions", "query text and parametric provisions, RRF", llm=True),
 )}
-
-
-SEGMENT_WORDS = 900  # under the parser's 1,000 terms, with room for the words it splits further
 
 
 class Runner:
@@ -134,20 +132,10 @@ class Runner:
         body = {**body, "size": self.depth, "_source": False}
         return [h["_id"] for h in self.searcher.client.search(index=index, body=body)["hits"]["hits"]]
 
-    def _whole_query_bm25(self, text: str, segment: int = SEGMENT_WORDS) -> list[str]:
-        """BM25 of the whole query text over whole judgments. A query judgment runs to thousands of words, past
-        the parser's limit; BM25 adds up over query terms, so the segments' scores are summed per judgment (exact
-        but for judgments outside a segment's top ``depth``, which count 0 for it)."""
-        words = as_plain_text(text).split()
-        totals: dict[str, float] = {}
-        for start in range(0, len(words), segment):
-            query = SearchRequest.from_query(" ".join(words[start:start + segment]), classify=False).query
-            if query is None:
-                continue
-            body = {"query": text_query(query, FULLTEXT_FIELDS), "size": self.depth, "_source": False}
-            for hit in self.searcher.client.search(index=self.searcher.aliases["judgments"], body=body)["hits"]["hits"]:
-                totals[hit["_id"]] = totals.get(hit["_id"], 0.0) + float(hit["_score"] or 0.0)
-        return [doc for doc, _ in sorted(totals.items(), key=lambda item: (-item[1], item[0]))][: self.depth]
+    def _whole_query_bm25(self, text: str) -> list[str]:
+        """BM25 of the whole query text over whole judgments (:func:`search.document_query.rank_by_document`)."""
+        ranked = rank_by_document(self.searcher.client, self.searcher.aliases["judgments"], text, depth=self.depth)
+        return [doc for doc, _ in ranked]
 
     def _judgments(self, chunks: list) -> list[str]:
         return [judgment_id for judgment_id, _ in roll_up(chunks, passages=1)][: self.depth]

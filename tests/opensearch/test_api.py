@@ -233,3 +233,18 @@ def test_saved_search_lifecycle_and_alerts(api: TestClient) -> None:
     assert api.post("/api/v1/alerts/check", json={}).status_code == 400
     assert api.delete(f"/api/v1/saved-searches/{name}").status_code == 204
     assert api.delete(f"/api/v1/saved-searches/{name}").status_code == 404
+
+
+def test_client_searches_by_a_whole_document(ratio_client) -> None:
+    from pathlib import Path
+
+    from search.errors import EmptyQueryError
+
+    text = (Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments" / "C12.txt").read_text()
+    assert len(text.split()) > 2_000  # past the typed query's 1,000-term limit
+    found = ratio_client.search_by_document(text, size=3)
+    assert found[0].judgment_id == "C12" and len(found) == 3
+    others = ratio_client.search_by_document(text, size=3, exclude="C12")
+    assert "C12" not in [r.judgment_id for r in others] and others[0].title
+    with pytest.raises(EmptyQueryError):
+        ratio_client.search_by_document("  \n ")

@@ -1,0 +1,42 @@
+"""A judgment (or a brief) as the query: precedents for a whole document, past the query parser's limits.
+
+A typed query stops at 1,000 terms; a judgment runs to thousands of words (IRLeD's query judgments average
+8,151). Cutting it to its first 1,000 words loses most of what it is about: on FIRE 2017 IRLeD, BM25 over
+whole judgments scored MAP 0.1659 with the cut query and 0.2402 with the whole one (docs/evaluation.md).
+BM25 adds up over query terms, so the whole query runs as segments of ``segment`` words whose scores are
+summed per judgment. The sum is exact but for judgments outside a segment's top ``depth``, which count 0 for
+that segment.
+"""
+
+from __future__ import annotations
+
+from opensearchpy import OpenSearch
+
+from search.builders import TextFields, text_query
+from search.errors import EmptyQueryError
+from search.request import SearchRequest
+from search.syntax import as_plain_text
+
+__all__ = ["SEGMENT_WORDS", "rank_by_document"]
+
+SEGMENT_WORDS = 900  # under the parser's 1,000 terms, with room for the words it splits further
+FULLTEXT_FIELDS = TextFields(("text",), ("text.exact",))
+
+
+def rank_by_document(client: OpenSearch, judgments_alias: str, text: str, *, depth: int = 1000,
+                     segment: int = SEGMENT_WORDS, exclude: str | None = None) -> list[tuple[str, float]]:
+    """``(judgment_id, score)`` best first for the whole of ``text``, searched as plain words over whole
+    judgment texts; ``exclude`` leaves out one judgment (the query's own, when it is in the corpus)."""
+    words = as_plain_text(text).split()
+    if not words:
+        raise EmptyQueryError("the document has no words to search for")
+    totals: dict[str, float] = {}
+    for start in range(0, len(words), segment):
+        query = SearchRequest.from_query(" ".join(words[start:start + segment]), classify=False).query
+        if query is None:
+            continue
+        body = {"query": text_query(query, FULLTEXT_FIELDS), "size": depth, "_source": False}
+        for hit in client.search(index=judgments_alias, body=body)["hits"]["hits"]:
+            totals[hit["_id"]] = totals.get(hit["_id"], 0.0) + float(hit["_score"] or 0.0)
+    totals.pop(exclude or "", None)
+    return sorted(totals.items(), key=lambda item: (-item[1], item[0]))[:depth]
