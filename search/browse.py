@@ -29,12 +29,10 @@ from search.builders import bm25_query
 from search.citecheck_lookup import lookup_case_names, lookup_provisions, lookup_reporters
 from search.request import SearchRequest
 
-__all__ = ["CitationLink", "ExploreView", "JudgmentView", "Sentence", "case_key", "explore", "judgment_view"]
+__all__ = ["CitationLink", "ExploreView", "JudgmentView", "Sentence", "explore", "judgment_view"]
 
 MAX_CHUNKS = 2_000  # a judgment of ~60k sentences; beyond it the view is cut and says so
 CITED_BY_LIMIT = 200
-_CASE_NOISE = re.compile(r"\b(and others|and another|and ors|& ors|etc)\b\.?", re.IGNORECASE)
-_NON_WORD = re.compile(r"[^0-9a-z]+")
 _VERSUS = re.compile(r"\s+(?:v|vs|versus)\.?\s+", re.IGNORECASE)
 
 
@@ -84,15 +82,6 @@ class JudgmentView:
     cited_by: tuple[CitingJudgment, ...]
     text_length: int
     truncated: bool = False
-
-
-def case_key(name: str) -> str:
-    """A case name reduced to what identifies it: lower case, ``v``/``vs.``/``versus`` as one ``v``, "and
-    others" and punctuation dropped. ``Sharad Birdhichand Sarda v State of Maharashtra`` and
-    ``Sharad Birdhichand Sarda v. State of Maharashtra`` have the same key."""
-    name = _VERSUS.sub(" v ", f" {name} ")
-    name = _CASE_NOISE.sub(" ", name.lower())
-    return " ".join(_NON_WORD.sub(" ", name).split())
 
 
 def canonical_case_name(title: str | None) -> str | None:

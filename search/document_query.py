@@ -20,7 +20,7 @@ from search.syntax import as_plain_text
 __all__ = ["SEGMENT_WORDS", "rank_by_document"]
 
 SEGMENT_WORDS = 900  # under the parser's 1,000 terms, with room for the words it splits further
-FULLTEXT_FIELDS = TextFields(("text",), ("text.exact",))
+FULLTEXT_FIELDS = TextFields(words=("text",), phrases=("text.exact",))
 
 
 def rank_by_document(client: OpenSearch, judgments_alias: str, text: str, *, depth: int = 1000,

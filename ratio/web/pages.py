@@ -79,6 +79,11 @@ def _render(request: Request, name: str, context: dict[str, Any], status: int = 
     return templates.TemplateResponse(request, name, {**base, **context}, status_code=status)
 
 
+def _not_found(request: Request, kind: str, item_id: str) -> HTMLResponse:
+    return _render(request, "error.html", {"title": f"{kind.capitalize()} not found",
+                                           "message": f"The corpus has no {kind} {item_id!r}."}, 404)
+
+
 @router.get("/", response_class=HTMLResponse)
 def search_page(request: Request) -> HTMLResponse:
     params, error = _params(request)
@@ -117,8 +122,7 @@ def _more_like_query(hit: Any) -> str:
 def judgment_page(request: Request, judgment_id: str) -> HTMLResponse:
     view = _service(request).judgment(judgment_id) if len(judgment_id) <= 512 else None
     if view is None:
-        return _render(request, "error.html", {"title": "Judgment not found",
-                                               "message": f"The corpus has no judgment {judgment_id!r}."}, 404)
+        return _not_found(request, "judgment", judgment_id)
     present = [r for r in ROLES if r["name"] in view.role_counts]
     more_like = _with(SearchParams(), q=" ".join((view.summary.get("facts") or view.title or "").split()[:60]))
     return _render(request, "judgment.html", {"view": view, "present_roles": present, "more_like": more_like})
@@ -157,8 +161,7 @@ def _has_words(query: str) -> bool:
 def provision_page(request: Request, provision_id: str) -> HTMLResponse:
     provision = _service(request).provision(provision_id) if len(provision_id) <= 512 else None
     if provision is None:
-        return _render(request, "error.html", {"title": "Provision not found",
-                                               "message": f"The corpus has no provision {provision_id!r}."}, 404)
+        return _not_found(request, "provision", provision_id)
     cited = provision.get("citation")
     search_url = _with(SearchParams(), q=f'statute:"{cited}"') if cited else None
     return _render(request, "provision.html", {"provision": provision, "search_url": search_url})

@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from backends.llm import LLMError
-from search.builders import TextFields, bm25_body, judgment_summary_body, knn_body, text_query
-from search.document_query import rank_by_document
+from search.builders import bm25_body, judgment_summary_body, knn_body, text_query
+from search.document_query import FULLTEXT_FIELDS, rank_by_document
 from search.execute import Searcher, roll_up
 from search.expand import legal_issues, parametric_provisions
 from search.fusion import FusionMethod, fuse
@@ -35,8 +35,6 @@ from search.provisions import find_provisions, provision_bm25_body, provision_kn
 from search.request import SearchRequest
 from search.rerank import rerank
 from search.syntax import as_plain_text
-
-FULLTEXT_FIELDS = TextFields(words=("text",), phrases=("text.exact",))
 
 
 @dataclass(frozen=True)
