@@ -11,17 +11,18 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 import mappings
-from backends.encoders import DEFAULT_ENCODER, load_encoder
+from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
 from ratio.cli import Context, cli
 from ratio.llm import configured_llm, llm_options
 from search.evaluate import Evaluation, evaluate, judged, ranked_run, read_qrels, read_queries, write_report
-from search.evaluate.systems import CONFIGS, Runner, filter_safety
+from search.evaluate.systems import CONFIGS, CachedReranker, LabelledReranker, Runner, filter_safety
 from search.execute import Searcher
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 
@@ -30,6 +31,35 @@ BENCHMARKS = {
     "aila-statutes": ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_statutes.txt", "provisions"),
     "irled": ("fire2017-irled-precedent/Current_Cases", "fire2017-irled-precedent/irled-qrel.txt", "judgments"),
 }
+
+
+def labelled_rerankers(specs: tuple[str, ...], encoder: Any) -> list[LabelledReranker]:
+    """``LABEL=SPEC[@WEIGHT]`` options as rerankers; each distinct SPEC is loaded once and caches its scores."""
+    loaded: dict[str, CachedReranker] = {}
+    found = []
+    for spec in specs:
+        label, sep, rest = spec.partition("=")
+        if not sep or not label or not rest or ":" in label:
+            raise ValueError(f"--labelled-reranker {spec!r}: expected LABEL=SPEC[@WEIGHT]")
+        source, _, weight_text = rest.partition("@")
+        try:
+            weight = float(weight_text) if weight_text else 1.0
+        except ValueError:
+            raise ValueError(f"--labelled-reranker {spec!r}: the weight {weight_text!r} is not a number") from None
+        if not 0.0 <= weight <= 1.0:
+            raise ValueError(f"--labelled-reranker {spec!r}: the weight must be between 0 and 1")
+        if source not in loaded:
+            if source == "bi-encoder":
+                model: Any = BiEncoderRescorer(encoder)
+            elif source.startswith("bi-encoder:"):
+                model = BiEncoderRescorer(load_encoder(source.split(":", 1)[1]))
+            else:
+                if not Path(source).is_dir():
+                    raise ValueError(f"--labelled-reranker {spec!r}: {source} is not a model folder")
+                model = CrossEncoderReranker(source)
+            loaded[source] = CachedReranker(model)
+        found.append(LabelledReranker(label, loaded[source], weight, source))
+    return found
 
 
 @cli.group("eval")
@@ -62,14 +92,20 @@ def configs_command() -> None:
 @click.option("--candidates", default=1000, show_default=True, help="Chunks fetched per sub-query.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
 @click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder for hybrid_rerank (default: bi-encoder).")
+@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1), default=1.0,
+              show_default=True, help="The reranker's share in hybrid_rerank (1: its score replaces the fused one).")
+@click.option("--labelled-reranker", "labelled", multiple=True, metavar="LABEL=SPEC[@WEIGHT]",
+              help="A reranker for configuration hybrid_rerank:LABEL (repeatable). SPEC is a CrossEncoder folder, "
+                   "'bi-encoder' (the --encoder) or 'bi-encoder:FOLDER'; WEIGHT is its blend share (default 1). "
+                   "One SPEC under several labels is scored once.")
 @click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
 @llm_options
 @click.pass_obj
 def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | None, qrels_path: Path | None,
                 configs: tuple[str, ...], baseline: str | None, limit: int | None, half: str | None, max_words: int,
                 candidates: int,
-                out: Path, reranker: str | None, encoder: str, llm_kind: str | None, llm_model: str | None,
-                llm_url: str | None) -> None:
+                out: Path, reranker: str | None, rerank_weight: float, labelled: tuple[str, ...], encoder: str,
+                llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:
     """Run CONFIGs on BENCHMARK, score them (MAP, P@10, Bpref, MRR, nDCG@10, R@100, R@1000), test each
     against the baseline, and write report.md, report.json and per_query_ap.png into --out."""
     default_queries, default_qrels, task = BENCHMARKS[benchmark]
@@ -86,8 +122,12 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     llm = configured_llm(llm_kind, llm_model, llm_url)
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
     aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    searcher = Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm)
-    runner = Runner(searcher, max_words=max_words, candidates=candidates)
+    searcher = Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm, rerank_weight=rerank_weight)
+    try:
+        rerankers = labelled_rerankers(labelled, model)
+    except (ValueError, OSError, ModelError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    runner = Runner(searcher, max_words=max_words, candidates=candidates, rerankers=rerankers)
     names = list(dict.fromkeys(configs)) or [c.name for c in CONFIGS.values()
                               if c.task == task and (llm or not c.llm)]
     try:

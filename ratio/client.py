@@ -58,7 +58,8 @@ class Client:
 
     def __init__(self, url: str | None = None, *, user: str | None = None, password: str | None = None,
                  verify_certs: bool = True, prefix: str = "ratio", encoder: str | Encoder = DEFAULT_ENCODER,
-                 reranker: str | Reranker | None = None, llm: LLM | settings.LLMSettings | None = None) -> None:
+                 reranker: str | Reranker | None = None, rerank_weight: float = 1.0,
+                 llm: LLM | settings.LLMSettings | None = None) -> None:
         if url is None:
             url = LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven").url
             if url is None:
@@ -67,6 +68,7 @@ class Client:
         self.layout = IndexLayout(prefix)
         self._encoder = encoder
         self._reranker = reranker
+        self.rerank_weight = rerank_weight
         self._llm = llm
 
     @classmethod
@@ -106,7 +108,8 @@ class Client:
 
     @cached_property
     def searcher(self) -> Searcher:
-        return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker, llm=self.llm)
+        return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker, llm=self.llm,
+                        rerank_weight=self.rerank_weight)
 
     def search(self, query: str, **options: Any) -> SearchResult:
         """Search with Ratio's query syntax; ``options`` are those of ``SearchRequest.from_query``

@@ -100,11 +100,12 @@ class Searcher:
 
     def __init__(self, client: OpenSearch, aliases: dict[str, str], encoder: Encoder,
                  server_fusion: bool | None = None, reranker: Reranker | None = None,
-                 llm: LLM | None = None) -> None:
+                 llm: LLM | None = None, rerank_weight: float = 1.0) -> None:
         self.client = client
         self.aliases = aliases
         self.encoder = encoder
         self.reranker = reranker
+        self.rerank_weight = rerank_weight  # the reranker's share of a reranked score (search.rerank.blend)
         self.llm = llm
         if server_fusion is None:
             plugins = {row["component"] for row in client.cat.plugins(format="json")}
@@ -207,7 +208,7 @@ class Searcher:
             if self.reranker is None:
                 raise ValueError("the request asks for reranking but this Searcher has no reranker")
             chunks, rerank_ms = rerank(request.semantic_text or request.text, chunks, self.reranker,
-                                       request.rerank_top)
+                                       request.rerank_top, self.rerank_weight)
         groups = roll_up(chunks)
         start = (request.page - 1) * request.size
         page = groups[start:start + request.size]

@@ -188,7 +188,8 @@ class Answerer:
                                            facets=False, highlight=False, **options.search)
         chunks, _, _ = self.searcher.chunks(request)
         if self.searcher.reranker is not None and chunks:
-            chunks, _ = rerank(question, chunks, self.searcher.reranker, options.rerank_top)
+            chunks, _ = rerank(question, chunks, self.searcher.reranker, options.rerank_top,
+                                  self.searcher.rerank_weight)
         return pack(question, chunks, budget_tokens=options.context_tokens,
                     preferred_roles=request.preferred_roles, max_passages=options.max_passages)
 

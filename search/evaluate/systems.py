@@ -11,7 +11,9 @@ Each configuration turns a query text into a ranked list of judgment ids (preced
   the chunk configurations;
 * document-length queries: ``fulltext_bm25_whole`` reads the whole query (a judgment as the query) in
   segments and sums their BM25 scores, and ``hybrid_fulltext_whole`` fuses it with the hybrid chunks;
-* ``hybrid_rerank``: the top chunks rescored (the configured reranker);
+* ``hybrid_rerank``: the top chunks rescored (the configured reranker); ``hybrid_rerank:LABEL`` uses the
+  runner's reranker of that label (:class:`LabelledReranker`), so one report compares several rerankers and
+  blend weights on the same candidates;
 * statutes: ``provisions_bm25`` / ``provisions_knn`` / ``provisions`` (both, fused) with the query text,
   ``provisions_parametric`` (the LLM's provisions as queries) and ``provisions_both``.
 
@@ -22,7 +24,8 @@ candidates rather than one page. Queries are searched as plain words cut to ``ma
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from backends.llm import LLMError
@@ -33,7 +36,7 @@ from search.expand import legal_issues, parametric_provisions
 from search.fusion import FusionMethod, fuse
 from search.provisions import find_provisions, provision_bm25_body, provision_knn_body
 from search.request import SearchRequest
-from search.rerank import rerank
+from search.rerank import Reranker, rerank
 from search.syntax import as_plain_text
 
 
@@ -78,12 +81,38 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
 )}
 
 
+class CachedReranker:
+    """A reranker that remembers its scores, so one model blended at several weights is run once per pair."""
+
+    def __init__(self, reranker: Reranker) -> None:
+        self.reranker = reranker
+        self.cache: dict[tuple[str, str], float] = {}
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        missing = list(dict.fromkeys(p for p in passages if (query, p) not in self.cache))
+        if missing:
+            self.cache.update(zip(((query, p) for p in missing), self.reranker.score(query, missing), strict=True))
+        return [self.cache[(query, p)] for p in passages]
+
+
+@dataclass(frozen=True)
+class LabelledReranker:
+    """A reranker and its blend weight under a label: configuration ``hybrid_rerank:LABEL`` uses it."""
+
+    label: str
+    reranker: Reranker
+    weight: float = 1.0
+    description: str = field(default="", compare=False)
+
+
 class Runner:
     """Ranks queries under the named configurations with one :class:`Searcher` (and its LLM/reranker)."""
 
     def __init__(self, searcher: Searcher, *, max_words: int = 300, candidates: int = 1000, depth: int = 1000,
-                 rerank_top: int = 50) -> None:
+                 rerank_top: int = 50, rerankers: Sequence[LabelledReranker] = ()) -> None:
         self.searcher = searcher
+        self.rerankers = {r.label: r for r in rerankers}
+        self._hybrid: dict[str, list] = {}  # hybrid chunks per query text, shared by the hybrid_rerank:LABEL runs
         self.max_words = max_words
         self.candidates = candidates
         self.depth = depth
@@ -94,6 +123,15 @@ class Runner:
 
     def check(self, name: str) -> Config:
         """The configuration ``name``, if this runner can run it; a ValueError saying why not otherwise."""
+        if name.startswith("hybrid_rerank:"):
+            label = name.split(":", 1)[1]
+            if label not in self.rerankers:
+                raise ValueError(f"configuration {name!r} names no reranker; labelled ones: "
+                                 f"{', '.join(self.rerankers) or 'none'}")
+            found = self.rerankers[label]
+            return Config(name, "judgments", f"hybrid, top {self.rerank_top} chunks reranked by {label}"
+                          f"{f' ({found.description})' if found.description else ''}, reranker weight "
+                          f"{found.weight:g}")
         config = CONFIGS.get(name)
         if config is None:
             raise ValueError(f"unknown configuration {name!r}; known: {', '.join(CONFIGS)}")
@@ -148,6 +186,12 @@ class Runner:
         self.check(name)
         s = self.searcher
         off = self.request(text, role_mode="off")
+        if name.startswith("hybrid_rerank:"):
+            chosen = self.rerankers[name.split(":", 1)[1]]
+            if text not in self._hybrid:
+                self._hybrid[text] = s.chunks(off)[0]
+            chunks = rerank(off.semantic_text, self._hybrid[text], chosen.reranker, self.rerank_top, chosen.weight)
+            return self._judgments(chunks[0])
         if name in ("bm25", "knn"):
             return self._chunk_judgments(bm25_body(off) if name == "bm25" else knn_body(off, s.vector(off)))
         if name == "bm25_boost":
@@ -158,7 +202,7 @@ class Runner:
             request = replace(request, weights=(0.7, 0.3)) if name == "hybrid_07" else request
             chunks = s.chunks(request)[0]
             if name == "hybrid_rerank":
-                chunks = rerank(request.semantic_text, chunks, s.reranker, self.rerank_top)[0]
+                chunks = rerank(request.semantic_text, chunks, s.reranker, self.rerank_top, s.rerank_weight)[0]
             return self._judgments(chunks)
         if name == "hybrid_boost":
             return self._judgments(s.chunks(self.request(text, role_mode="boost"))[0])

@@ -101,6 +101,35 @@ def test_eval_command_writes_the_report(opensearch_settings, aliases, tmp_path) 
     assert statutes.exit_code != 0 and "ranks judgments" in statutes.output
 
 
+def test_labelled_rerankers_compare_blend_weights_in_one_report(opensearch_settings, aliases, tmp_path) -> None:
+    """``hybrid_rerank:LABEL`` per ``--labelled-reranker``; weight 0 is the plain hybrid order."""
+    from ratio.cli import cli
+
+    queries = tmp_path / "queries.txt"
+    queries.write_text("".join(f"{q.qid}||{q.text}\n" for q in QUERIES))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{qid} Q0 {doc} {rel}\n" for qid, docs in QRELS.items() for doc, rel in docs.items()))
+    prefix = aliases["chunks"].removesuffix("-chunks")
+    base = ["--url", opensearch_settings.url, "--prefix", prefix, "eval", "run", "aila-precedents", "--queries",
+            str(queries), "--qrels", str(qrels), "--candidates", "200"]
+    args = [*base, "--labelled-reranker", "off=bi-encoder@0", "--labelled-reranker", "half=bi-encoder@0.5",
+            "--config", "hybrid", "--config", "hybrid_rerank:off", "--config", "hybrid_rerank:half",
+            "--out", str(tmp_path / "r")]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    by_name = {c["name"]: c for c in report["configurations"]}
+    assert by_name["hybrid_rerank:off"]["per_query"] == by_name["hybrid"]["per_query"]
+    assert "reranker weight 0.5" in (tmp_path / "r" / "report.md").read_text()
+    for bad, why in (("nolabel", "LABEL=SPEC"), ("x=bi-encoder@2", "between 0 and 1"),
+                     ("x=/no/such/folder", "not a model folder")):
+        refused = CliRunner().invoke(cli, [*base, "--labelled-reranker", bad, "--config", "hybrid",
+                                           "--out", str(tmp_path / "bad")])
+        assert refused.exit_code != 0 and why in refused.output
+    unknown = CliRunner().invoke(cli, [*base, "--config", "hybrid_rerank:none", "--out", str(tmp_path / "u")])
+    assert unknown.exit_code != 0 and "names no reranker" in unknown.output
+
+
 
 def test_provision_selection_is_scored_as_sets(client: OpenSearch, aliases, encoder) -> None:
     from search.evaluate.provision_qa import markdown, run_method

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from backends.encoders import load_encoder, packaged_model_path
-from search.rerank import BiEncoderRescorer, CrossEncoderReranker, rerank
+from search.rerank import BiEncoderRescorer, CrossEncoderReranker, blend, rerank
 
 PASSAGES = [
     "The tenant was evicted for non-payment of rent under the Rent Control Act.",
@@ -62,3 +62,37 @@ def test_bi_encoder_rescorer_puts_the_relevant_passage_first() -> None:
     reranked, _ = rerank("a woman burnt to death by her husband over dowry", chunks(PASSAGES), rescorer)
     assert reranked[0][2]["text"] == PASSAGES[1]
     assert rescorer.score("anything", []) == []
+
+
+def test_blending_keeps_the_fused_order_where_the_reranker_is_unsure() -> None:
+    """Weight 0 is the fused order, weight 1 the reranker's; between, both count after min-max scaling."""
+    rescorer = BiEncoderRescorer(load_encoder())
+    query = "a woman burnt to death by her husband over dowry"
+    original = chunks(PASSAGES)  # fused scores 1.0, 0.9, 0.8: the dowry passage is second
+    assert rerank(query, original, rescorer, weight=0.0)[0] == [(c[0], s, c[2]) for c, s in
+                                                                 zip(original, [1.0, 0.5, 0.0], strict=True)]
+    replaced, _ = rerank(query, original, rescorer, weight=1.0)
+    assert replaced[0][2]["text"] == PASSAGES[1]
+    half, _ = rerank(query, original, rescorer, weight=0.5)
+    assert all(0.0 <= score <= 1.0 for _, score, _ in half)
+    assert half[0][2]["text"] == PASSAGES[1]  # its cosine lead is far larger than its fused deficit
+    assert blend([3.0, 3.0], [0.2, 0.1], 0.5) == [1.0, 0.5]  # a constant reranker leaves the fused order
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        blend([1.0], [1.0], 1.5)
+
+
+def test_cached_reranker_scores_each_pair_once() -> None:
+    from search.evaluate.systems import CachedReranker
+
+    calls: list[list[str]] = []
+
+    class Counting(BiEncoderRescorer):
+        def score(self, query, passages):
+            calls.append(list(passages))
+            return super().score(query, passages)
+
+    cached = CachedReranker(Counting(load_encoder()))
+    first = cached.score("dowry death", PASSAGES)
+    again = cached.score("dowry death", [PASSAGES[2], PASSAGES[0], "A new passage on bail."])
+    assert again[:2] == [first[2], first[0]]
+    assert calls == [PASSAGES, ["A new passage on bail."]]
