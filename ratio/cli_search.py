@@ -64,6 +64,9 @@ def _table(query: str, result: SearchResult) -> Table:
 @click.option("--rerank-top", default=50, show_default=True, help="How many chunks to rescore.")
 @click.option("--reranker", envvar="RATIO_RERANKER",
               help="A sentence-transformers CrossEncoder (path or id); default: bi-encoder rescoring.")
+@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1), default=1.0,
+              show_default=True, help="The reranker's share of a reranked chunk's score; the rest is the fused "
+                                      "score (1: the reranker's score replaces it).")
 @click.option("--explain", is_flag=True, help="Add a one-line reason to each hit (by the LLM, if one is set).")
 @click.option("--explain-top", default=5, show_default=True, help="How many hits the LLM explains.")
 @click.option("--expand", type=click.Choice(["issues", "provisions"]), multiple=True,
@@ -76,7 +79,8 @@ def _table(query: str, result: SearchResult) -> Table:
 @click.pass_obj
 def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tuple[str, ...], date_from: str | None,
                    date_to: str | None, roles: tuple[str, ...], mode: str | None, fusion: str, size: int, page: int,
-                   rerank: bool, rerank_top: int, reranker: str | None, explain: bool, explain_top: int,
+                   rerank: bool, rerank_top: int, reranker: str | None, rerank_weight: float, explain: bool,
+                   explain_top: int,
                    expand: tuple[str, ...], provisions: int, llm_kind: str | None, llm_model: str | None,
                    llm_url: str | None, plain: bool, encoder: str, as_json: bool) -> None:
     """Search judgments: BM25 and vector similarity over role-typed chunks, fused, rolled up to judgments."""
@@ -98,7 +102,7 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
     scorer = (CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)) if rerank else None
     llm = configured_llm(llm_kind, llm_model, llm_url) if (expand or explain) else None
-    result = Searcher(client, aliases, model, reranker=scorer, llm=llm).search(request)
+    result = Searcher(client, aliases, model, reranker=scorer, llm=llm, rerank_weight=rerank_weight).search(request)
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2, default=str))
         return

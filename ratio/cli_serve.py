@@ -22,11 +22,14 @@ from ratio.llm import llm_options
               help="Allow this origin to call the API from a browser (repeatable; default: none).")
 @click.option("--no-pages", is_flag=True, help="Serve the API only.")
 @click.option("--reranker", envvar="RATIO_RERANKER", help="A CrossEncoder for rerank=true (default: bi-encoder).")
+@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1), default=1.0,
+              show_default=True, help="The reranker's share of a reranked score; the rest is the fused score.")
 @click.option("--workers", default=1, show_default=True, help="Thread-pool size is uvicorn's; this is processes.")
 @llm_options
 @click.pass_obj
 def serve_command(ctx: Context, host: str, port: int, api_key: str | None, cors_origins: tuple[str, ...],
-                  no_pages: bool, reranker: str | None, workers: int, llm_kind: str | None, llm_model: str | None,
+                  no_pages: bool, reranker: str | None, rerank_weight: float, workers: int, llm_kind: str | None,
+                  llm_model: str | None,
                   llm_url: str | None) -> None:
     """Serve the REST API (/api/v1, OpenAPI at /api/v1/openapi.json) and the search pages."""
     try:
@@ -40,7 +43,7 @@ def serve_command(ctx: Context, host: str, port: int, api_key: str | None, cors_
     conn = ctx.settings()
     llm = settings.LLMSettings.read(kind=llm_kind, model=llm_model, url=llm_url)
     client = Client(conn.url, user=conn.user, password=conn.password, verify_certs=conn.verify_certs,
-                    prefix=ctx.prefix, reranker=reranker, llm=llm)
+                    prefix=ctx.prefix, reranker=reranker, rerank_weight=rerank_weight, llm=llm)
     app = create_app(client, api_key=api_key, cors_origins=origins, pages=not no_pages)
     click.echo(f"Ratio on http://{host}:{port}/ (API docs: /api/v1/docs){' with an API key' if api_key else ''}",
                err=True)
