@@ -138,15 +138,16 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def llm_server(small_gguf: Path) -> Iterator[str]:
-    """``python -m llama_cpp.server`` serving the small model on loopback; yields its ``/v1`` base URL."""
+def llm_server(small_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``python -m llama_cpp.server`` serving the small model on loopback; yields its ``/v1`` base URL. Its log
+    goes to the test session's temporary folder, not beside the user's models."""
     import sys
     import time
 
     import requests
 
     port = _free_port()
-    log = small_gguf.parent / f"llama-server-{port}.log"
+    log = tmp_path_factory.mktemp("llama-server") / f"llama-server-{port}.log"
     with log.open("w") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(small_gguf), "--host", "127.0.0.1",
