@@ -2,8 +2,10 @@
 
 Both commands mine the same training groups from the index (``--prefix``) and, by default, from the training
 half of the AILA 2019 precedent qrels: the odd half, where ``ratio eval run --half odd`` makes its choices.
-The even half, which the evaluation reports, is never read into training. The model is written under the
-user's data directory (``models/NAME``) with a model card, and is selected by path like any other model.
+The even half, which the evaluation reports, is never read into training. Citation-context and
+self-supervised groups come from the judgments of every ``--corpus`` (default: the ``--prefix`` index). The
+model is written under the user's data directory (``models/NAME``) with a model card, and is selected by path
+like any other model.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from backends.encoders import DEFAULT_ENCODER
+from backends.opensearch.indices import IndexLayout
 from ratio import settings
 from ratio.cli import Context, cli
 from search.evaluate import EvalDataError, read_qrels, read_queries
@@ -33,6 +36,7 @@ from search.training import (
     training_queries,
     write_card,
 )
+from search.training.citations import mine_citation_groups
 
 AILA = ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_priorcases.txt")
 console = Console(stderr=True)
@@ -64,30 +68,60 @@ def _training_qrels(data: Path, benchmark: str, queries: Path | None, qrels: Pat
                               f"reports, is never used")
 
 
+def _share(total: int, parts: int, index: int) -> int:
+    """``total`` split into ``parts`` near-equal whole shares; the ``index``-th of them."""
+    return total // parts + (1 if index < total % parts else 0)
+
+
 def mine(ctx: Context, data: Path, benchmark: str, queries: Path | None, qrels: Path | None, groups: int,
-         negatives: int, validation: float, seed: int) -> tuple[PairSet, dict[str, str]]:
-    """Mine qrels groups first (they are few and the best signal), then self-supervised ones up to ``groups``."""
+         negatives: int, validation: float, seed: int, citation_groups: int = 0,
+         corpora: tuple[str, ...] = ()) -> tuple[PairSet, dict[str, str]]:
+    """Mine qrels groups first (they are few and the best signal), then citation-context groups (up to
+    ``citation_groups``), then self-supervised ones up to ``groups``; the last two evenly over ``corpora``."""
     client = ctx.client()
-    chunks, judgments = ctx.layout.alias("chunks"), ctx.layout.alias("judgments")
+    chunks = ctx.layout.alias("chunks")
+    prefixes = list(dict.fromkeys(corpora)) or [ctx.prefix]
+    try:
+        layouts = [(p, IndexLayout(p)) for p in prefixes]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--corpus") from exc
+    for prefix, layout in layouts:
+        if not client.indices.exists_alias(name=layout.alias("judgments")):
+            raise click.ClickException(f"--corpus {prefix}: no index {layout.alias('judgments')} on this cluster")
     try:
         found, judged, where = _training_qrels(data, benchmark, queries, qrels)
     except EvalDataError as exc:
         raise click.ClickException(str(exc)) from exc
+    cited: list = []
+    self_groups: list = []
     with _progress() as progress:
         task = progress.add_task("mining qrels groups", total=len(found), note="")
         qrels_groups = mine_qrels_groups(client, chunks, found, judged, negatives=negatives,
                                          progress=lambda n: progress.advance(task, n))
-        wanted = max(groups - len(qrels_groups), 0)
+        wanted_citations = min(citation_groups, max(groups - len(qrels_groups), 0))
+        task = progress.add_task("mining citation-context groups", total=wanted_citations, note="")
+        for n, (_, layout) in enumerate(layouts):
+            cited += mine_citation_groups(client, layout.alias("chunks"), layout.alias("judgments"),
+                                          _share(wanted_citations, len(layouts), n), seed=seed, negatives=negatives,
+                                          progress=lambda k: progress.advance(task, k))
+        wanted = max(groups - len(qrels_groups) - len(cited), 0)
         task = progress.add_task("mining self-supervised groups", total=wanted, note="")
-        self_groups = mine_self_groups(client, chunks, judgments, wanted, seed=seed, negatives=negatives,
-                                       progress=lambda n: progress.advance(task, n))
-    notes = [f"{len(qrels_groups)} qrels groups from {len(found)} training queries; {len(self_groups)} "
-             f"self-supervised groups (of {wanted} asked)."]
-    pairs = split(qrels_groups + self_groups, validation, seed, notes)
+        for n, (_, layout) in enumerate(layouts):
+            self_groups += mine_self_groups(client, layout.alias("chunks"), layout.alias("judgments"),
+                                            _share(wanted, len(layouts), n), seed=seed, negatives=negatives,
+                                            progress=lambda k: progress.advance(task, k))
+    notes = [f"{len(qrels_groups)} qrels groups from {len(found)} training queries; {len(cited)} citation-context "
+             f"groups (of {wanted_citations} asked); {len(self_groups)} self-supervised groups (of {wanted} asked); "
+             f"corpora: {', '.join(prefixes)}."]
+    pairs = split(qrels_groups + cited + self_groups, validation, seed, notes)
+    judgments = ", ".join(layout.alias("judgments") for _, layout in layouts)
     sources = {"qrels": where,
+               "citation-context": f"the words around citations between judgments of {judgments} (citations "
+                                   f"removed), with the cited judgment's best-matching ratio/analysis chunk",
                "self-supervised": f"issue sentences (else facts) of judgments in {judgments} sampled with seed "
-                                  f"{seed}, with their own best-matching ratio/analysis chunk in {chunks}",
-               "hard negatives": f"BM25 over {chunks}, best chunk of each other judgment, {negatives} per query"}
+                                  f"{seed}, with their own best-matching ratio/analysis chunk",
+               "hard negatives": f"BM25 over the same corpus's chunks, best chunk of each other judgment (never the "
+                                 f"citing or a cited one), {negatives} per query"}
     return pairs, sources
 
 
@@ -97,7 +131,13 @@ def _options(func: Any) -> Any:
                      help="Starting model: a folder or a known id (resolved to its packaged copy offline)."),
         click.option("--pairs", "groups", default=300, show_default=True,
                      help="Training groups to mine (one query, its positives, its hard negatives): qrels first, "
-                          "then self-supervised ones."),
+                          "then citation-context ones (--citation-groups), then self-supervised ones."),
+        click.option("--citation-groups", default=100, show_default=True,
+                     help="Citation-context groups: the words around a citation of a corpus judgment, with the "
+                          "cited judgment's reasoning as the positive."),
+        click.option("--corpus", "corpora", multiple=True,
+                     help="Index prefix to mine citation-context and self-supervised groups from (repeatable; "
+                          "default: --prefix). Qrels groups always come from --prefix."),
         click.option("--negatives", default=4, show_default=True, help="BM25 hard negatives per query."),
         click.option("--epochs", default=1, show_default=True, help="Passes over the training examples."),
         click.option("--steps", type=int, help="Optimiser steps instead of epochs."),
@@ -160,7 +200,8 @@ def _run(ctx: Context, kind: str, default_name: str, kwargs: dict[str, Any]) -> 
         raise click.ClickException(f"{out} exists and is not empty: pass another --name or --out")
     started = time.perf_counter()
     pairs, sources = mine(ctx, kwargs["data"], kwargs["benchmark"], kwargs["queries"], kwargs["qrels"],
-                          kwargs["groups"], kwargs["negatives"], kwargs["validation"], kwargs["seed"])
+                          kwargs["groups"], kwargs["negatives"], kwargs["validation"], kwargs["seed"],
+                          kwargs["citation_groups"], kwargs["corpora"])
     mined = time.perf_counter() - started
     if not pairs.train:
         raise click.ClickException("no training groups could be mined: is the index empty?")

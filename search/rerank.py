@@ -6,6 +6,11 @@ bi-encoder and compared by cosine, which reads the whole passage text rather tha
 vectors stored in the index. Only the top ``n`` chunks are rescored; the rest keep their fused order below
 them, so reranking never drops a hit.
 
+A cross-encoder reads a query and a passage together in a few hundred tokens, so a long query (a fact
+pattern, a whole judgment) would be read only from its start. It reads instead, for each passage, the window
+of the query that shares the most terms with that passage (:func:`focus`); training builds its pairs the
+same way (``search.training.train.reranker_examples``).
+
 A reranker's score can replace the fused score (``weight`` 1) or be blended with it: both min-max scaled over
 the rescored chunks, then ``weight * reranker + (1 - weight) * fused``. Blending keeps what BM25 and k-NN
 agree on when the reranker was trained on queries unlike the user's (``docs/training.md`` measures this).
@@ -13,6 +18,7 @@ agree on when the reranker was trained on queries unlike the user's (``docs/trai
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from typing import Any, Protocol
@@ -20,6 +26,31 @@ from typing import Any, Protocol
 import numpy as np
 
 Chunk = tuple[str, float, dict[str, Any]]
+QUERY_WORDS = 96  # query words a cross-encoder pair holds; with a passage, about 256 word pieces
+_TERM = re.compile(r"[a-z0-9]{4,}")
+
+
+def _terms(text: str) -> set[str]:
+    """Distinct lower-cased words of four or more characters: the cheap stand-in for content words."""
+    return set(_TERM.findall(text.lower()))
+
+
+def focus(query: str, passage: str, words: int = QUERY_WORDS) -> str:
+    """The ``words``-word window of ``query`` sharing the most distinct terms with ``passage`` (the first
+    such window on ties); a query of ``words`` words or fewer is returned whole.
+
+    Windows overlap by half, so a passage's topic is never split across two windows only.
+    """
+    tokens = query.split()
+    if len(tokens) <= words:
+        return query
+    wanted = _terms(passage)
+    step = max(words // 2, 1)
+    starts = list(range(0, len(tokens) - words + 1, step))
+    if starts[-1] != len(tokens) - words:
+        starts.append(len(tokens) - words)
+    best = max(starts, key=lambda s: (len(_terms(" ".join(tokens[s:s + words])) & wanted), -s))
+    return " ".join(tokens[best:best + words])
 
 
 class Reranker(Protocol):
@@ -29,20 +60,23 @@ class Reranker(Protocol):
 
 
 class CrossEncoderReranker:
-    """A sentence-transformers ``CrossEncoder`` (a model object, a local path or a hub id)."""
+    """A sentence-transformers ``CrossEncoder`` (a model object, a local path or a hub id); a query longer than
+    ``query_words`` is read through :func:`focus` (``None``: whole, cut only by the model's token limit)."""
 
-    def __init__(self, model: Any, batch_size: int = 16) -> None:
+    def __init__(self, model: Any, batch_size: int = 16, query_words: int | None = QUERY_WORDS) -> None:
         if isinstance(model, str):
             from sentence_transformers import CrossEncoder
 
             model = CrossEncoder(model, device="cpu")
         self.model = model
         self.batch_size = batch_size
+        self.query_words = query_words
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         if not passages:
             return []
-        pairs = [(query, passage) for passage in passages]
+        words = self.query_words
+        pairs = [(focus(query, passage, words) if words else query, passage) for passage in passages]
         scores = self.model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False)
         return [float(s) for s in np.asarray(scores).reshape(len(passages), -1)[:, -1]]
 

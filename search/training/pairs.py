@@ -127,7 +127,7 @@ def _search(client: OpenSearch, index: str, body: Body) -> list[Passage]:
 
 
 def mine_qrels_groups(client: OpenSearch, chunks: str, queries: Sequence[Query], qrels: Qrels, *,
-                      negatives: int = 4, positives: int = 1, query_words: int = 200,
+                      negatives: int = 4, positives: int = 1, query_words: int = 1000,
                       progress: Callable[[int], None] | None = None) -> list[TrainingGroup]:
     """One group per (training query, relevant judgment found in the index).
 

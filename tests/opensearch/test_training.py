@@ -163,7 +163,7 @@ def test_cli_trains_an_embedder_usable_as_the_encoder(opensearch_settings, tiny,
     assert result.exit_code == 0, result.output
     assert "after" in result.output and f"model: {out}" in result.output
     card = (out / "README.md").read_text()
-    assert "MultipleNegativesRankingLoss" in card and "AILA_Q1, AILA_Q4" in card
+    assert "MultipleNegativesRankingLoss" in card and "AILA_Q1, AILA_Q4" in card and "citation-context" in card
     assert not re.search(r"AILA_Q(3|6|8)\b", card)  # reported-half queries
     record = json.loads((out / "training.json").read_text())
     assert record["steps"] == 2 and record["counts"]["train groups (qrels)"] >= 1
@@ -177,6 +177,8 @@ def test_cli_trains_an_embedder_usable_as_the_encoder(opensearch_settings, tiny,
 
     again = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert again.exit_code != 0 and "not empty" in again.output
+    missing = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "other"), "--corpus", "no-such-corpus"])
+    assert missing.exit_code != 0 and "no index no-such-corpus-judgments" in missing.output
 
 
 def test_attribution_scores_the_passage_the_answer_rests_on(small_gguf) -> None:
@@ -230,3 +232,33 @@ def test_measure_splits_validation_by_kind(client, tiny, aila, encoder) -> None:
     assert set(by_kind) == {"qrels", "self"} and by_kind["qrels"]["groups"] == 2
     assert by_kind["qrels"] == pytest.approx(rank_metrics(scorer, [g for g in groups if g.kind == "qrels"]))
     assert 0 <= overall["MRR"] <= 1 and overall["groups"] == len(groups)
+
+
+def test_citation_context_drops_the_citation_and_keeps_the_proposition() -> None:
+    from indexer.citations import extract_citations
+    from search.training.citations import citation_context
+
+    text = ("The High Court erred. An order of acquittal may be reversed only for compelling reasons under s. 378 "
+            "of the Code, as this Court held in State of U.P. v. Anil Singh, AIR 1988 SC 1998, and the appeal "
+            "fails on that ground alone.")
+    citations = extract_citations(text, kinds=("judgment", "case_name"))
+    context = citation_context(text, citations[0], citations, before=30, after=8)
+    assert "compelling reasons under s. 378" in context and "appeal fails" in context
+    assert "Anil Singh" not in context and "1988" not in context and "AIR" not in context
+
+
+def test_citation_groups_pair_a_citing_context_with_the_cited_judgments_reasoning(client, aliases) -> None:
+    """Among the samples, C152 and C26 cite C99 (State of U.P. v. Anil Singh)."""
+    from search.training.citations import mine_citation_groups
+
+    groups = mine_citation_groups(client, aliases["chunks"], aliases["judgments"], 10, seed=1, negatives=3)
+    sources = {g.source for g in groups}
+    assert {"citation:C152:C99", "citation:C26:C99"} <= sources
+    for group in groups:
+        _, citing, cited = group.source.split(":")
+        assert [p.judgment_id for p in group.positives] == [cited]
+        assert group.negatives and not {n.judgment_id for n in group.negatives} & {citing, cited}
+        assert len(group.query.split()) >= 20 and "Anil Singh" not in group.query
+    assert mine_citation_groups(client, aliases["chunks"], aliases["judgments"], 10, seed=1, negatives=3) == groups
+    without = mine_citation_groups(client, aliases["chunks"], aliases["judgments"], 10, seed=1, exclude=["C99"])
+    assert all("C99" not in g.source for g in without)

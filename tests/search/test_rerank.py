@@ -96,3 +96,23 @@ def test_cached_reranker_scores_each_pair_once() -> None:
     again = cached.score("dowry death", [PASSAGES[2], PASSAGES[0], "A new passage on bail."])
     assert again[:2] == [first[2], first[0]]
     assert calls == [PASSAGES, ["A new passage on bail."]]
+
+
+def test_focus_reads_the_window_of_a_long_query_that_the_passage_is_about() -> None:
+    from search.rerank import focus
+
+    filler = " ".join(f"word{i}" for i in range(300))
+    query = f"{filler} the husband poured kerosene over his wife demanding dowry {filler}"
+    window = focus(query, PASSAGES[1], words=40)
+    assert len(window.split()) == 40 and "kerosene" in window and "dowry" in window
+    assert focus("a short query", PASSAGES[1], words=40) == "a short query"
+    assert focus(query, "nothing shared at all", words=40) == " ".join(query.split()[:40])  # ties: the first
+
+
+def test_cross_encoder_reads_long_queries_through_focus(tiny_cross_encoder: CrossEncoderReranker) -> None:
+    from search.rerank import focus
+
+    query = " ".join(["preamble"] * 200) + " dowry death by burning " + " ".join(["costs"] * 200)
+    focused = tiny_cross_encoder.score(query, PASSAGES)
+    by_hand = [tiny_cross_encoder.model.predict([(focus(query, p), p)])[0] for p in PASSAGES]
+    assert focused == pytest.approx([float(s) for s in by_hand], abs=1e-5)
