@@ -163,11 +163,30 @@ def _options(func: Any) -> Any:
     return func
 
 
+def _scorer(gguf: Path, backend: str, device: str | None, batch_size: int, threads: int | None) -> Any:
+    """The attribution scorer: llama.cpp (one prompt at a time, fastest on a CPU) or torch (batched, any device)."""
+    if backend == "llama":
+        from search.training.attribution import AnswerLikelihood
+
+        return AnswerLikelihood(gguf, threads=threads)
+    try:
+        from search.training.attribution_torch import TorchAnswerLikelihood
+
+        return TorchAnswerLikelihood(gguf, device=device, batch_size=batch_size, threads=threads)
+    except ImportError as exc:
+        raise click.ClickException(f"--attribution-backend torch needs the train extra ({exc.name} is missing): "
+                                   f"pip install 'ratio[train]'") from exc
+    except (RuntimeError, ValueError) as exc:
+        raise click.ClickException(f"--attribution-backend torch could not load {gguf.name} on "
+                                   f"{device or 'the default device'}: {exc}") from exc
+
+
 def _attribution(pairs: PairSet, questions: int, llm_model: Path | None, threads: int | None,
-                 sources: dict[str, str]) -> list[tuple[str, str, float]]:
+                 sources: dict[str, str], backend: str = "llama", device: str | None = None,
+                 batch_size: int = 8) -> list[tuple[str, str, float]]:
     """Leave-one-out attribution scores of the local LLM for the first ``questions`` self-supervised groups."""
     from backends.llm import SMALL_LLM, LLMError, resolve_gguf
-    from search.training.attribution import AnswerLikelihood, attribution_targets
+    from search.training.attribution import attribution_targets
 
     try:
         gguf = llm_model or resolve_gguf(SMALL_LLM, settings.home_dir() / "models")
@@ -176,12 +195,14 @@ def _attribution(pairs: PairSet, questions: int, llm_model: Path | None, threads
     chosen = [g for g in pairs.train if g.kind == "self"][:questions]
     if not chosen:
         raise click.ClickException("no self-supervised training groups to ask the LLM about")
-    model = AnswerLikelihood(gguf, threads=threads)
+    model = _scorer(gguf, backend, device, batch_size, threads)
     with _progress() as progress:
         task = progress.add_task("attribution (LLM leave-one-out)", total=len(chosen), note="")
         targets, found = attribution_targets(model, chosen, progress=lambda n: progress.advance(task, n))
     used = sum(1 for a in found if a.answer and max(a.scaled) > 0)
-    sources["attribution"] = (f"{len(chosen)} issue questions, each answered by {gguf.name} from its positive and "
+    where = "llama.cpp" if backend == "llama" else f"torch on {model.device}, batches of {batch_size}"
+    sources["attribution"] = (f"{len(chosen)} issue questions, each answered by {gguf.name} ({where}) from its "
+                              f"positive and "
                               f"hard-negative passages (cut to 100 words); each passage scored by leave-one-out on "
                               f"the answer's log-likelihood, min-max scaled per question; {used} questions gave "
                               f"a signal, {len(targets)} scored passages")
@@ -212,7 +233,8 @@ def _run(ctx: Context, kind: str, default_name: str, kwargs: dict[str, Any]) -> 
                            learning_rate=kwargs["learning_rate"], seed=kwargs["seed"])
     targets = None
     if kwargs.get("signal") == "attribution":
-        targets = _attribution(pairs, kwargs["questions"], kwargs["llm_model"], kwargs["threads"], sources)
+        targets = _attribution(pairs, kwargs["questions"], kwargs["llm_model"], kwargs["threads"], sources,
+                               kwargs["attribution_backend"], kwargs["device"], kwargs["attribution_batch_size"])
     with _progress() as progress:
         task = progress.add_task(f"training the {kind}", total=None, note="")
 
@@ -247,6 +269,12 @@ def _summary(result: TrainResult, total: float) -> None:
               help="pairs: BCE on binary pairs (qrels and self-supervised, BM25 hard negatives); attribution: MSE "
                    "on the local LLM's leave-one-out passage influence.")
 @click.option("--questions", default=8, show_default=True, help="Questions the LLM answers (attribution only).")
+@click.option("--attribution-backend", type=click.Choice(["llama", "torch"]), default="llama", show_default=True,
+              help="llama: llama.cpp, one prompt at a time (fastest on a CPU); torch: the same GGUF on a torch "
+                   "device, each question's prompts in batches (how it scales on a GPU; needs the train extra).")
+@click.option("--device", help="torch device for --attribution-backend torch (default: cuda if present, else cpu).")
+@click.option("--attribution-batch-size", default=8, show_default=True,
+              help="Prompts per forward pass with --attribution-backend torch.")
 @click.option("--llm-model", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="GGUF for attribution (default: the packaged Qwen2.5-Coder-0.5B).")
 @_options

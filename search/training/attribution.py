@@ -6,10 +6,16 @@ the answer's log-likelihood with all passages minus its log-likelihood with that
 answer depends on scores high; one the model ignores scores near zero. The influences of one question are
 min-max scaled to [0, 1] and become MSE targets for the cross-encoder (``train_reranker(..., targets=...)``).
 
-Scoring needs the model's token logits, which the chat interface of ``backends.llm`` does not expose, so
-:class:`AnswerLikelihood` loads the GGUF itself with llama-cpp-python and keeps logits. The leave-one-out prompts
-share their prefix up to the removed passage, and the evaluation reuses the cached prefix, so the cost per
-question is one generation plus about half of ``1 + passages`` prompt evaluations.
+Scoring needs the model's token logits, which the chat interface of ``backends.llm`` does not expose. Two
+scorers load the GGUF themselves (any :class:`AnswerScorer` will do):
+
+- :class:`AnswerLikelihood` (llama-cpp-python, logits kept) scores one prompt at a time. The leave-one-out
+  prompts share their prefix up to the removed passage, and the evaluation reuses the cached prefix, so the
+  cost per question is one generation plus about half of ``1 + passages`` prompt evaluations. It is the
+  fastest on a CPU.
+- :class:`search.training.attribution_torch.TorchAnswerLikelihood` (transformers, the GGUF dequantised)
+  scores all of a question's prompts in padded batches of ``batch_size`` on any torch device, which is how
+  the method scales on a GPU.
 """
 
 from __future__ import annotations
@@ -18,12 +24,13 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from search.training.pairs import TrainingGroup
 
-__all__ = ["AnswerLikelihood", "Attribution", "attribute", "attribution_targets"]
+__all__ = ["AnswerLikelihood", "AnswerScorer", "Attribution", "attribute", "attribution_targets", "prompt"]
 
 _INSTRUCTION = ("Answer the legal question in one or two sentences, using only the passages from court "
                 "judgments below.\n\n")
@@ -31,6 +38,22 @@ _INSTRUCTION = ("Answer the legal question in one or two sentences, using only t
 
 def _cut(text: str, words: int) -> str:
     return " ".join(text.split()[:words])
+
+
+def prompt(question: str, passages: Sequence[str]) -> str:
+    """The plain-completion prompt: instruction, numbered passages, question, ``Answer:``."""
+    body = "".join(f"Passage {i}: {text}\n\n" for i, text in enumerate(passages, start=1))
+    return f"{_INSTRUCTION}{body}Question: {question}\nAnswer:"
+
+
+class AnswerScorer(Protocol):
+    """Answers a prompt greedily and scores an answer's log-likelihood after each of several prompts."""
+
+    def prompt(self, question: str, passages: Sequence[str]) -> str: ...
+
+    def answer(self, prompt: str, max_tokens: int = 48) -> str: ...
+
+    def loglikelihoods(self, prompts: Sequence[str], answer: str) -> list[float]: ...
 
 
 class AnswerLikelihood:
@@ -45,9 +68,7 @@ class AnswerLikelihood:
         self.context = context
 
     def prompt(self, question: str, passages: Sequence[str]) -> str:
-        """The plain-completion prompt: instruction, numbered passages, question, ``Answer:``."""
-        body = "".join(f"Passage {i}: {text}\n\n" for i, text in enumerate(passages, start=1))
-        return f"{_INSTRUCTION}{body}Question: {question}\nAnswer:"
+        return prompt(question, passages)
 
     def answer(self, prompt: str, max_tokens: int = 48) -> str:
         """The model's greedy answer to ``prompt`` (first paragraph only)."""
@@ -77,6 +98,11 @@ class AnswerLikelihood:
         logsumexp = peak[:, 0] + np.log(np.exp(logits - peak).sum(axis=1))
         return float(sum(logits[i, t] - logsumexp[i] for i, t in enumerate(target)))
 
+    def loglikelihoods(self, prompts: Sequence[str], answer: str) -> list[float]:
+        """:meth:`loglikelihood` after each prompt, one at a time, in the order given (give prompts that share
+        long prefixes one after the other)."""
+        return [self.loglikelihood(p, answer) for p in prompts]
+
 
 @dataclass(frozen=True)
 class Attribution:
@@ -89,25 +115,25 @@ class Attribution:
     scaled: tuple[float, ...]
 
 
-def attribute(model: AnswerLikelihood, question: str, passages: Sequence[str], *, max_tokens: int = 48) -> Attribution:
+def attribute(model: AnswerScorer, question: str, passages: Sequence[str], *, max_tokens: int = 48) -> Attribution:
     """Answer from all passages, then drop each passage in turn and measure the answer's log-likelihood loss."""
     passages = tuple(passages)
     full_prompt = model.prompt(question, passages)
     answer = model.answer(full_prompt, max_tokens=max_tokens)
     if not answer:
         return Attribution(question, passages, "", (0.0,) * len(passages), (0.0,) * len(passages))
-    full = model.loglikelihood(full_prompt, answer)
-    influence = []
-    for i in reversed(range(len(passages))):  # later passages first: the longest shared prefixes come first
-        without = passages[:i] + passages[i + 1:]
-        influence.append(full - model.loglikelihood(model.prompt(question, without), answer))
-    influence.reverse()
+    # Later passages are dropped first: consecutive prompts then share the longest prefixes (llama's cache).
+    dropped = list(reversed(range(len(passages))))
+    scores = model.loglikelihoods([full_prompt, *(model.prompt(question, passages[:i] + passages[i + 1:])
+                                                  for i in dropped)], answer)
+    full, without = scores[0], dict(zip(dropped, scores[1:], strict=True))
+    influence = [full - without[i] for i in range(len(passages))]
     low, high = min(influence), max(influence)
     scaled = tuple((x - low) / (high - low) if high > low else 0.0 for x in influence)
     return Attribution(question, passages, answer, tuple(influence), scaled)
 
 
-def attribution_targets(model: AnswerLikelihood, groups: Sequence[TrainingGroup], *, passage_words: int = 100,
+def attribution_targets(model: AnswerScorer, groups: Sequence[TrainingGroup], *, passage_words: int = 100,
                         question_words: int = 60, max_tokens: int = 48,
                         progress: Callable[[int], None] | None = None
                         ) -> tuple[list[tuple[str, str, float]], list[Attribution]]:

@@ -203,6 +203,29 @@ def test_attribution_scores_the_passage_the_answer_rests_on(small_gguf) -> None:
     assert model.loglikelihood(prompt, result.answer) == pytest.approx(first, abs=1e-3)
 
 
+def test_torch_scorer_batches_without_changing_a_likelihood_and_agrees_with_llama(small_gguf) -> None:
+    """The batched torch scorer (the GPU path, run here on the CPU) gives the unbatched values, and the same
+    attribution as llama.cpp within quantisation noise."""
+    from search.training.attribution import AnswerLikelihood, attribute
+    from search.training.attribution_torch import TorchAnswerLikelihood
+
+    question = "Is a dying declaration enough to convict without corroboration?"
+    passages = ["A dying declaration, if true and voluntary, can be the sole basis of a conviction.",
+                "The tenant was evicted for non-payment of rent.",
+                "The assessee claimed depreciation under the Income Tax Act."]
+    torch_model = TorchAnswerLikelihood(small_gguf, device="cpu", batch_size=3, threads=1)
+    result = attribute(torch_model, question, passages, max_tokens=24)
+    assert result.answer and len(result.influence) == 3
+    prompts = [torch_model.prompt(question, passages[:k]) for k in (3, 2, 1)]
+    batched = torch_model.loglikelihoods(prompts, result.answer)
+    torch_model.batch_size = 1
+    assert torch_model.loglikelihoods(prompts, result.answer) == pytest.approx(batched, abs=1e-3)
+    llama = AnswerLikelihood(small_gguf, threads=1, context=1024)
+    assert llama.loglikelihoods(prompts, result.answer) == pytest.approx(batched, rel=0.05)
+    with pytest.raises(ValueError, match="batch_size"):
+        TorchAnswerLikelihood(small_gguf, batch_size=0)
+
+
 def test_cli_trains_an_attribution_reranker(opensearch_settings, tiny, shared_data, small_gguf, tmp_path) -> None:
     prefix = tiny["chunks"].removesuffix("-chunks")
     out = tmp_path / "attribution"
