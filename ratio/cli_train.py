@@ -38,7 +38,7 @@ from search.training import (
 )
 from search.training.citations import mine_citation_groups
 
-AILA = ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_priorcases.txt")
+TRAINABLE = {"aila-precedents": "AILA 2019 precedent", "irled": "FIRE 2017 IRLeD"}
 console = Console(stderr=True)
 
 
@@ -52,20 +52,51 @@ def _progress() -> Progress:
                     TextColumn("{task.fields[note]}"), TimeElapsedColumn(), TimeRemainingColumn(), console=console)
 
 
-def _training_qrels(data: Path, benchmark: str, queries: Path | None, qrels: Path | None) -> tuple[list, dict, str]:
-    """The queries and qrels that may be trained on, and a line saying where they come from."""
+QrelsSource = tuple[str, list, dict, str]  # index prefix, training queries, their qrels, where they come from
+
+
+def _training_qrels(data: Path, benchmarks: tuple[str, ...], queries: Path | None, qrels: Path | None,
+                    prefix: str) -> list[QrelsSource]:
+    """The queries and qrels that may be trained on, per index they are mined from, with where they come from.
+
+    A benchmark is ``NAME`` or ``NAME=PREFIX`` (its judgments live in the PREFIX index; default ``--prefix``).
+    Only the odd half of its judged queries is read: the half ``ratio eval run --half odd`` chooses on.
+    """
+    from ratio.cli_eval import BENCHMARKS
+
     if queries or qrels:
         if not (queries and qrels):
             raise click.UsageError("--queries and --qrels go together")
-        found = read_queries(queries)
-        judgments = read_qrels(qrels)
-        return found, judgments, f"your training queries {queries} with qrels {qrels} (all judged queries)"
-    if benchmark == "none":
-        return [], {}, "no qrels"
-    found = training_queries(read_queries(data / AILA[0]), judgments := read_qrels(data / AILA[1]), half="odd")
-    return found, judgments, (f"AILA 2019 precedent qrels, training half only (odd positions of the judged "
-                              f"queries: {', '.join(q.qid for q in found)}); the even half, which the evaluation "
-                              f"reports, is never used")
+        return [(prefix, read_queries(queries), read_qrels(qrels),
+                 f"your training queries {queries} with qrels {qrels} (all judged queries)")]
+    found: list[QrelsSource] = []
+    for spec in dict.fromkeys(benchmarks):
+        name, _, where = spec.partition("=")
+        if name == "none":
+            continue
+        if name not in TRAINABLE:
+            raise click.BadParameter(f"{name!r}: choose from {', '.join(sorted(TRAINABLE))} or none",
+                                     param_hint="--benchmark")
+        queries_path, qrels_path, _ = BENCHMARKS[name]
+        judged_qrels = read_qrels(data / qrels_path)
+        chosen = training_queries(read_queries(data / queries_path), judged_qrels, half="odd")
+        shown = ", ".join(q.qid for q in chosen[:12]) + (f", ... ({len(chosen)} in all)" if len(chosen) > 12 else "")
+        found.append((where or prefix, chosen, judged_qrels,
+                      f"{TRAINABLE[name]} qrels in the {where or prefix} index, training half only (odd positions "
+                      f"of the judged queries: {shown}); the even half, which the evaluation reports, is never "
+                      f"used"))
+    return found
+
+
+def _layout(client: Any, prefix: str, option: str) -> IndexLayout:
+    """The index layout of ``prefix``, which must hold judgments on this cluster."""
+    try:
+        layout = IndexLayout(prefix)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=option) from exc
+    if not client.indices.exists_alias(name=layout.alias("judgments")):
+        raise click.ClickException(f"{option} {prefix}: no index {layout.alias('judgments')} on this cluster")
+    return layout
 
 
 def _share(total: int, parts: int, index: int) -> int:
@@ -73,31 +104,26 @@ def _share(total: int, parts: int, index: int) -> int:
     return total // parts + (1 if index < total % parts else 0)
 
 
-def mine(ctx: Context, data: Path, benchmark: str, queries: Path | None, qrels: Path | None, groups: int,
+def mine(ctx: Context, data: Path, benchmarks: tuple[str, ...], queries: Path | None, qrels: Path | None, groups: int,
          negatives: int, validation: float, seed: int, citation_groups: int = 0,
          corpora: tuple[str, ...] = ()) -> tuple[PairSet, dict[str, str]]:
     """Mine qrels groups first (they are few and the best signal), then citation-context groups (up to
     ``citation_groups``), then self-supervised ones up to ``groups``; the last two evenly over ``corpora``."""
     client = ctx.client()
-    chunks = ctx.layout.alias("chunks")
-    prefixes = list(dict.fromkeys(corpora)) or [ctx.prefix]
     try:
-        layouts = [(p, IndexLayout(p)) for p in prefixes]
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--corpus") from exc
-    for prefix, layout in layouts:
-        if not client.indices.exists_alias(name=layout.alias("judgments")):
-            raise click.ClickException(f"--corpus {prefix}: no index {layout.alias('judgments')} on this cluster")
-    try:
-        found, judged, where = _training_qrels(data, benchmark, queries, qrels)
+        sources_of_qrels = _training_qrels(data, benchmarks, queries, qrels, ctx.prefix)
     except EvalDataError as exc:
         raise click.ClickException(str(exc)) from exc
+    prefixes = list(dict.fromkeys(corpora)) or [ctx.prefix]
+    layouts = [(p, _layout(client, p, "--corpus")) for p in prefixes]
     cited: list = []
     self_groups: list = []
+    qrels_groups: list = []
     with _progress() as progress:
-        task = progress.add_task("mining qrels groups", total=len(found), note="")
-        qrels_groups = mine_qrels_groups(client, chunks, found, judged, negatives=negatives,
-                                         progress=lambda n: progress.advance(task, n))
+        task = progress.add_task("mining qrels groups", total=sum(len(s[1]) for s in sources_of_qrels), note="")
+        for prefix, found, judged, _ in sources_of_qrels:
+            qrels_groups += mine_qrels_groups(client, _layout(client, prefix, "--benchmark").alias("chunks"), found,
+                                              judged, negatives=negatives, progress=lambda n: progress.advance(task, n))
         wanted_citations = min(citation_groups, max(groups - len(qrels_groups), 0))
         task = progress.add_task("mining citation-context groups", total=wanted_citations, note="")
         for n, (_, layout) in enumerate(layouts):
@@ -110,12 +136,13 @@ def mine(ctx: Context, data: Path, benchmark: str, queries: Path | None, qrels: 
             self_groups += mine_self_groups(client, layout.alias("chunks"), layout.alias("judgments"),
                                             _share(wanted, len(layouts), n), seed=seed, negatives=negatives,
                                             progress=lambda k: progress.advance(task, k))
-    notes = [f"{len(qrels_groups)} qrels groups from {len(found)} training queries; {len(cited)} citation-context "
+    found = sum(len(s[1]) for s in sources_of_qrels)
+    notes = [f"{len(qrels_groups)} qrels groups from {found} training queries; {len(cited)} citation-context "
              f"groups (of {wanted_citations} asked); {len(self_groups)} self-supervised groups (of {wanted} asked); "
              f"corpora: {', '.join(prefixes)}."]
     pairs = split(qrels_groups + cited + self_groups, validation, seed, notes)
     judgments = ", ".join(layout.alias("judgments") for _, layout in layouts)
-    sources = {"qrels": where,
+    sources = {"qrels": "; ".join(s[3] for s in sources_of_qrels) or "no qrels",
                "citation-context": f"the words around citations between judgments of {judgments} (citations "
                                    f"removed), with the cited judgment's best-matching ratio/analysis chunk",
                "self-supervised": f"issue sentences (else facts) of judgments in {judgments} sampled with seed "
@@ -146,8 +173,11 @@ def _options(func: Any) -> Any:
         click.option("--learning-rate", default=3e-5, show_default=True),
         click.option("--validation", default=0.1, show_default=True, help="Share of queries held out."),
         click.option("--seed", default=13, show_default=True),
-        click.option("--benchmark", type=click.Choice(["aila-precedents", "none"]), default="aila-precedents",
-                     show_default=True, help="Training qrels: the odd (tuning) half of AILA's judged queries."),
+        click.option("--benchmark", "benchmarks", multiple=True, default=("aila-precedents",), show_default=True,
+                     metavar="NAME[=PREFIX]",
+                     help="Training qrels: the odd (tuning) half of this benchmark's judged queries "
+                          "(aila-precedents, irled or none), mined from the PREFIX index (default --prefix); "
+                          "repeatable."),
         click.option("--queries", type=click.Path(exists=True, path_type=Path),
                      help="Your own training queries instead (never ones you evaluate on)."),
         click.option("--qrels", type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -220,7 +250,7 @@ def _run(ctx: Context, kind: str, default_name: str, kwargs: dict[str, Any]) -> 
     if out.exists() and any(out.iterdir()):
         raise click.ClickException(f"{out} exists and is not empty: pass another --name or --out")
     started = time.perf_counter()
-    pairs, sources = mine(ctx, kwargs["data"], kwargs["benchmark"], kwargs["queries"], kwargs["qrels"],
+    pairs, sources = mine(ctx, kwargs["data"], kwargs["benchmarks"], kwargs["queries"], kwargs["qrels"],
                           kwargs["groups"], kwargs["negatives"], kwargs["validation"], kwargs["seed"],
                           kwargs["citation_groups"], kwargs["corpora"])
     mined = time.perf_counter() - started
