@@ -24,7 +24,7 @@ from ratio.llm import configured_llm, llm_options
 from search.evaluate import Evaluation, evaluate, judged, ranked_run, read_qrels, read_queries, write_report
 from search.evaluate.systems import CONFIGS, CachedReranker, LabelledReranker, Runner, filter_safety
 from search.execute import Searcher
-from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+from search.rerank import DEFAULT_RERANK_WEIGHT, BiEncoderRescorer, CrossEncoderReranker
 
 BENCHMARKS = {
     "aila-precedents": ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_priorcases.txt", "judgments"),
@@ -92,7 +92,8 @@ def configs_command() -> None:
 @click.option("--candidates", default=1000, show_default=True, help="Chunks fetched per sub-query.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
 @click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder for hybrid_rerank (default: bi-encoder).")
-@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1), default=1.0,
+@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1),
+              default=DEFAULT_RERANK_WEIGHT,
               show_default=True, help="The reranker's share in hybrid_rerank (1: its score replaces the fused one).")
 @click.option("--labelled-reranker", "labelled", multiple=True, metavar="LABEL=SPEC[@WEIGHT]",
               help="A reranker for configuration hybrid_rerank:LABEL (repeatable). SPEC is a CrossEncoder folder, "
@@ -147,6 +148,8 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
         evaluation = evaluate(ranked_run(rankings), qrels)
         options = {"description": config.description, "seconds": round(seconds, 1), "max_words": max_words,
                    "candidates": candidates, "llm": llm.name if (llm and config.llm) else None}
+        if config.name == "hybrid_rerank":
+            options |= {"reranker": reranker or "bi-encoder", "rerank_weight": rerank_weight}
         results.append((config.name, options, evaluation))
         click.echo(f"{config.name:24} MAP {evaluation.mean['MAP']:.4f}  P@10 {evaluation.mean['P@10']:.4f}  "
                    f"R@100 {evaluation.mean['R@100']:.4f}  ({seconds:.0f} s)", err=True)

@@ -19,7 +19,7 @@ from ratio.llm import configured_llm, llm_options
 from search.errors import QueryError
 from search.execute import Searcher, SearchResult
 from search.request import SearchRequest
-from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+from search.rerank import DEFAULT_RERANK_WEIGHT, BiEncoderRescorer, CrossEncoderReranker
 from search.syntax import MAX_TERMS, as_plain_text
 
 SYNTAX_HELP = """Query syntax: words (ranked), "quoted phrases" (exact, no stemming), AND / OR / NOT, -word,
@@ -64,7 +64,8 @@ def _table(query: str, result: SearchResult) -> Table:
 @click.option("--rerank-top", default=50, show_default=True, help="How many chunks to rescore.")
 @click.option("--reranker", envvar="RATIO_RERANKER",
               help="A sentence-transformers CrossEncoder (path or id); default: bi-encoder rescoring.")
-@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1), default=1.0,
+@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1),
+              default=DEFAULT_RERANK_WEIGHT,
               show_default=True, help="The reranker's share of a reranked chunk's score; the rest is the fused "
                                       "score (1: the reranker's score replaces it).")
 @click.option("--explain", is_flag=True, help="Add a one-line reason to each hit (by the LLM, if one is set).")

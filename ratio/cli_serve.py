@@ -12,6 +12,7 @@ import click
 from ratio import settings
 from ratio.cli import Context, cli
 from ratio.llm import llm_options
+from search.rerank import DEFAULT_RERANK_WEIGHT
 
 
 @cli.command("serve")
@@ -22,7 +23,8 @@ from ratio.llm import llm_options
               help="Allow this origin to call the API from a browser (repeatable; default: none).")
 @click.option("--no-pages", is_flag=True, help="Serve the API only.")
 @click.option("--reranker", envvar="RATIO_RERANKER", help="A CrossEncoder for rerank=true (default: bi-encoder).")
-@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1), default=1.0,
+@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1),
+              default=DEFAULT_RERANK_WEIGHT,
               show_default=True, help="The reranker's share of a reranked score; the rest is the fused score.")
 @click.option("--workers", default=1, show_default=True, help="Thread-pool size is uvicorn's; this is processes.")
 @llm_options

@@ -24,7 +24,7 @@ from search.execute import Searcher, SearchResult
 from search.explain import Explanation, explain
 from search.explain_llm import HitRecord, llm_explain
 from search.request import SearchRequest
-from search.rerank import BiEncoderRescorer, CrossEncoderReranker, Reranker
+from search.rerank import DEFAULT_RERANK_WEIGHT, BiEncoderRescorer, CrossEncoderReranker, Reranker
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class Client:
 
     def __init__(self, url: str | None = None, *, user: str | None = None, password: str | None = None,
                  verify_certs: bool = True, prefix: str = "ratio", encoder: str | Encoder = DEFAULT_ENCODER,
-                 reranker: str | Reranker | None = None, rerank_weight: float = 1.0,
+                 reranker: str | Reranker | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT,
                  llm: LLM | settings.LLMSettings | None = None) -> None:
         if url is None:
             url = LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven").url

@@ -32,7 +32,7 @@ from search.fusion import DEFAULT_RANK_CONSTANT, FusionMethod, fuse
 from search.intent import classify_intent
 from search.provisions import ProvisionHit, find_provisions
 from search.request import RoleMode, SearchRequest
-from search.rerank import Reranker, rerank
+from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
 from search.syntax import as_plain_text, parse_query
 
 PIPELINES = {FusionMethod.MINMAX: "ratio-hybrid-minmax", FusionMethod.RRF: "ratio-hybrid-rrf"}
@@ -100,7 +100,7 @@ class Searcher:
 
     def __init__(self, client: OpenSearch, aliases: dict[str, str], encoder: Encoder,
                  server_fusion: bool | None = None, reranker: Reranker | None = None,
-                 llm: LLM | None = None, rerank_weight: float = 1.0) -> None:
+                 llm: LLM | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT) -> None:
         self.client = client
         self.aliases = aliases
         self.encoder = encoder

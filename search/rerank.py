@@ -26,6 +26,10 @@ from typing import Any, Protocol
 import numpy as np
 
 Chunk = tuple[str, float, dict[str, Any]]
+# The reranker's share of a reranked score in search (not in :func:`rerank`, whose default replaces). Chosen on
+# IRLeD's tuning half (docs/eval/irled-odd-rerankers): of 1, 0.5 and 0.2, 0.2 ranked best for each of the five
+# rerankers tried, and replacing ranked worst; reported on the other halves in docs/training.md.
+DEFAULT_RERANK_WEIGHT = 0.2
 QUERY_WORDS = 96  # query words a cross-encoder pair holds; with a passage, about 256 word pieces
 _TERM = re.compile(r"[a-z0-9]{4,}")
 
