@@ -39,22 +39,33 @@ def _terms(text: str) -> set[str]:
     return set(_TERM.findall(text.lower()))
 
 
-def focus(query: str, passage: str, words: int = QUERY_WORDS) -> str:
-    """The ``words``-word window of ``query`` sharing the most distinct terms with ``passage`` (the first
-    such window on ties); a query of ``words`` words or fewer is returned whole.
+def focus_many(query: str, passages: Sequence[str], words: int = QUERY_WORDS) -> list[str]:
+    """For each passage, the ``words``-word window of ``query`` sharing the most distinct terms with it (the
+    first such window on ties); a query of ``words`` words or fewer is returned whole.
 
-    Windows overlap by half, so a passage's topic is never split across two windows only.
+    Windows overlap by half, so a passage's topic is never split across two windows only. The windows and
+    their terms are computed once per query, however many passages there are.
     """
     tokens = query.split()
     if len(tokens) <= words:
-        return query
-    wanted = _terms(passage)
+        return [query] * len(passages)
     step = max(words // 2, 1)
     starts = list(range(0, len(tokens) - words + 1, step))
     if starts[-1] != len(tokens) - words:
         starts.append(len(tokens) - words)
-    best = max(starts, key=lambda s: (len(_terms(" ".join(tokens[s:s + words])) & wanted), -s))
-    return " ".join(tokens[best:best + words])
+    windows = [(" ".join(tokens[s:s + words]), s) for s in starts]
+    terms = [_terms(text) for text, _ in windows]
+    chosen = []
+    for passage in passages:
+        wanted = _terms(passage)
+        best = max(range(len(windows)), key=lambda i: (len(terms[i] & wanted), -windows[i][1]))
+        chosen.append(windows[best][0])
+    return chosen
+
+
+def focus(query: str, passage: str, words: int = QUERY_WORDS) -> str:
+    """:func:`focus_many` for one passage."""
+    return focus_many(query, [passage], words)[0]
 
 
 class Reranker(Protocol):
@@ -79,8 +90,8 @@ class CrossEncoderReranker:
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         if not passages:
             return []
-        words = self.query_words
-        pairs = [(focus(query, passage, words) if words else query, passage) for passage in passages]
+        queries = focus_many(query, passages, self.query_words) if self.query_words else [query] * len(passages)
+        pairs = list(zip(queries, passages, strict=True))
         scores = self.model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False)
         return [float(s) for s in np.asarray(scores).reshape(len(passages), -1)[:, -1]]
 

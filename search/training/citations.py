@@ -24,13 +24,13 @@ from opensearchpy import OpenSearch
 from indexer.citations import Citation, extract_citations
 from search.browse import resolve_judgments
 from search.training.pairs import (
-    _REASONING_ROLES,
+    REASONING_ROLES,
     TrainingGroup,
-    _quotes,
-    _search,
     best_chunks_body,
     judgment_ids,
     negatives_body,
+    quotes_query,
+    search_passages,
 )
 
 __all__ = ["citation_context", "mine_citation_groups"]
@@ -98,8 +98,7 @@ def _citing(client: OpenSearch, chunks: str, judgments: str, citing: str, text: 
     if not citations:
         return []
     resolved = resolve_judgments(client, judgments, list(dict.fromkeys(c.normalized for c in citations)))
-    cited = {c.normalized: jid for c, (jid, _) in ((c, resolved[c.normalized]) for c in citations
-                                                   if c.normalized in resolved)}
+    cited = {name: judgment_id for name, (judgment_id, _) in resolved.items()}
     everything = sorted({*cited.values(), citing})
     groups: list[TrainingGroup] = []
     seen: set[str] = set()
@@ -111,7 +110,7 @@ def _citing(client: OpenSearch, chunks: str, judgments: str, citing: str, text: 
         if len(query.split()) < min_words:
             continue
         positive = _positive(client, chunks, query, target)
-        hard = _search(client, chunks, negatives_body(query, everything, negatives)) if positive else []
+        hard = search_passages(client, chunks, negatives_body(query, everything, negatives)) if positive else []
         if positive and hard:
             seen.add(target)
             groups.append(TrainingGroup(query, f"citation:{citing}:{target}", (positive,), tuple(hard)))
@@ -122,9 +121,9 @@ def _citing(client: OpenSearch, chunks: str, judgments: str, citing: str, text: 
 
 def _positive(client: OpenSearch, chunks: str, query: str, judgment_id: str):
     """The cited judgment's best reasoning chunk for the context, else its best non-header chunk."""
-    for roles in (_REASONING_ROLES, ()):
-        found = [p for p in _search(client, chunks, best_chunks_body(query, judgment_id, 4, roles))
-                 if not _quotes(p, query)]
+    for roles in (REASONING_ROLES, ()):
+        found = [p for p in search_passages(client, chunks, best_chunks_body(query, judgment_id, 4, roles))
+                 if not quotes_query(p, query)]
         if found:
             return found[0]
     return None

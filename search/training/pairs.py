@@ -33,7 +33,7 @@ __all__ = ["PairSet", "Passage", "TrainingGroup", "mine_qrels_groups", "mine_sel
 Body = dict[str, Any]
 # Header matter says nothing about the law; it would teach the model to match party names.
 _SKIPPED_ROLES = ("preamble", "none")
-_REASONING_ROLES = ("ratio", "analysis")
+REASONING_ROLES = ("ratio", "analysis")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
 
 
@@ -122,7 +122,7 @@ def negatives_body(query: str, excluded: Sequence[str], size: int) -> Body:
                                             {"terms": {"role": list(_SKIPPED_ROLES)}}]}}}
 
 
-def _search(client: OpenSearch, index: str, body: Body) -> list[Passage]:
+def search_passages(client: OpenSearch, index: str, body: Body) -> list[Passage]:
     return [_passage(hit) for hit in client.search(index=index, body=body)["hits"]["hits"]]
 
 
@@ -138,9 +138,9 @@ def mine_qrels_groups(client: OpenSearch, chunks: str, queries: Sequence[Query],
     for query in queries:
         relevant = sorted(doc for doc, rel in qrels.get(query.qid, {}).items() if rel > 0)
         text = _cut(query.text, query_words)
-        hard = tuple(_search(client, chunks, negatives_body(text, relevant, negatives))) if relevant else ()
+        hard = tuple(search_passages(client, chunks, negatives_body(text, relevant, negatives))) if relevant else ()
         for judgment_id in relevant:
-            found = _search(client, chunks, best_chunks_body(text, judgment_id, positives))
+            found = search_passages(client, chunks, best_chunks_body(text, judgment_id, positives))
             if found and hard:
                 groups.append(TrainingGroup(text, f"qrels:{query.qid}:{judgment_id}", tuple(found), hard))
         if progress:
@@ -162,7 +162,7 @@ def _self_query(summary: dict[str, Any] | None, words: int) -> str:
     return _cut(text, words)
 
 
-def _quotes(passage: Passage, query: str) -> bool:
+def quotes_query(passage: Passage, query: str) -> bool:
     """Whether the passage contains one of the query's sentences verbatim (a positive that teaches nothing)."""
     flat = " ".join(passage.text.split())
     return any(len(sentence) >= 40 and sentence in flat for sentence in _SENTENCE.split(query))
@@ -191,11 +191,11 @@ def mine_self_groups(client: OpenSearch, chunks: str, judgments: str, count: int
             query = _self_query((doc.get("_source") or {}).get("summary"), query_words)
             if len(query.split()) < 8:
                 continue
-            candidates = _search(client, chunks, best_chunks_body(query, doc["_id"], 4, _REASONING_ROLES))
-            positive = next((p for p in candidates if not _quotes(p, query)), None)
+            candidates = search_passages(client, chunks, best_chunks_body(query, doc["_id"], 4, REASONING_ROLES))
+            positive = next((p for p in candidates if not quotes_query(p, query)), None)
             if positive is None:
                 continue
-            hard = _search(client, chunks, negatives_body(query, [doc["_id"]], negatives))
+            hard = search_passages(client, chunks, negatives_body(query, [doc["_id"]], negatives))
             if hard:
                 groups.append(TrainingGroup(query, f"self:{doc['_id']}", (positive,), tuple(hard)))
                 if progress:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from backends.encoders import DEFAULT_ENCODER, load_encoder, packaged_model_path
-from search.rerank import BiEncoderRescorer, CrossEncoderReranker, Reranker, focus
+from search.rerank import BiEncoderRescorer, CrossEncoderReranker, Reranker, focus_many
 from search.training.pairs import PairSet, TrainingGroup
 
 __all__ = ["TrainOptions", "TrainResult", "measure", "rank_metrics", "resolve_backbone", "train_embedder",
@@ -164,8 +164,12 @@ def _optimise(model: Any, examples: Sequence[Any], options: TrainOptions, step_l
 def reranker_examples(groups: Sequence[TrainingGroup]) -> list[tuple[str, str, float]]:
     """(query, passage, label): 1 for each positive, 0 for each hard negative. A long query is read through
     :func:`search.rerank.focus`, as :class:`search.rerank.CrossEncoderReranker` reads it when ranking."""
-    return [(focus(g.query, p.text), p.text, 1.0) for g in groups for p in g.positives] + \
-           [(focus(g.query, n.text), n.text, 0.0) for g in groups for n in g.negatives]
+    examples = []
+    for label, side in ((1.0, "positives"), (0.0, "negatives")):
+        for group in groups:
+            texts = [p.text for p in getattr(group, side)]
+            examples += [(q, t, label) for q, t in zip(focus_many(group.query, texts), texts, strict=True)]
+    return examples
 
 
 def train_reranker(pairs: PairSet, out: Path, options: TrainOptions = TrainOptions(),
