@@ -29,8 +29,9 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from indexer.document import Chunk, Sentence
-from indexer.roles.roles import load_role_set
+from indexer.document import Chunk
+from legal.roles import load_role_set
+from legal.sentences import Sentence
 
 __all__ = ["ChunkGroup", "chunk", "chunk_document", "content_hash", "group_sentences"]
 
@@ -178,7 +179,7 @@ def chunk(
 ) -> list[Chunk]:
     """Cut a judgment into role-aware chunks, following the rule in the module docstring.
 
-    ``sentences`` are the judgment's sentences in order (as :func:`indexer.sentences.split` gives them) and
+    ``sentences`` are the judgment's sentences in order (as :func:`legal.sentences.split` gives them) and
     ``roles`` their canonical role names, one per sentence. Raises ``ValueError`` for sizes that make no
     sense (``overlap >= window``), roles outside the canonical set, or sentences that do not match ``text``.
     """

@@ -1,4 +1,7 @@
-"""The domain objects of the write path: a judgment, its sentences, a statutory provision, a load error.
+"""The domain objects of the write path: a judgment, a statutory provision, a chunk, a summary, a load error.
+
+A judgment's sentences and citations are :mod:`legal` objects (:class:`~legal.sentences.Sentence`,
+:class:`~legal.citations.Citation`), shared with the read path; ``Sentence`` is re-exported here.
 
 They are frozen so that a stage of the pipeline (metadata, citations, sentences, roles, chunks) can never
 change what an earlier stage produced behind its back: a stage returns a new object made with
@@ -29,6 +32,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+
+from legal.citations import Citation
+from legal.sentences import Sentence
 
 __all__ = [
     "Chunk",
@@ -87,6 +93,9 @@ class Judgment:
     ``text`` is the judgment exactly as loaded (header included), so that sentence and chunk offsets can
     be shown against it. ``citations`` are the judgment's *own* reporter citations (how others cite it);
     ``cited_judgments`` and ``cited_provisions`` are what it cites, normalised for faceting and linking.
+    ``text_citations`` holds every citation found in ``text`` (all kinds, in text order), scanned once by
+    the loader so that the header reader, the citation filler and the summariser do not scan the text again;
+    ``None`` means the text has not been scanned (see :func:`indexer.citations.citations_in`).
     """
 
     judgment_id: str
@@ -102,6 +111,7 @@ class Judgment:
     citations: tuple[str, ...] = ()
     cited_judgments: tuple[str, ...] = ()
     cited_provisions: tuple[str, ...] = ()
+    text_citations: tuple[Citation, ...] | None = None
     status: str | None = None
     language: str = "en"
     extra: Mapping[str, object] = field(default_factory=dict)
@@ -113,23 +123,10 @@ class Judgment:
 
 
 @dataclass(frozen=True, slots=True)
-class Sentence:
-    """A sentence of a judgment, located by character offsets so it can be highlighted in place.
-
-    Invariant: ``judgment.text[start:end] == text``, and ``text`` has no leading or trailing whitespace.
-    """
-
-    index: int
-    start: int
-    end: int
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
 class Provision:
     """A statutory provision (a section of an Act, an article of the Constitution).
 
-    ``citation`` is the canonical string that :mod:`indexer.citations` produces for references to it
+    ``citation`` is the canonical string that :mod:`legal.citations` produces for references to it
     (``"IPC s. 302"``), so that a judgment's ``cited_provisions`` can link to it; ``None`` when the source
     does not say which Act and section it is (the AILA statutes carry only a title and a text).
     """

@@ -22,10 +22,12 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
-from indexer.citations import extract_citations
 from indexer.document import Judgment
+from legal.citations import Citation, extract_citations
 
 __all__ = ["HeaderMetadata", "apply_metadata", "extract_metadata", "parse_date", "split_parties"]
 
@@ -102,8 +104,23 @@ def split_parties(title: str) -> tuple[str, ...]:
     return tuple(side.strip(" ,.") for side in sides)
 
 
-def _own_citations(text: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(c.normalized for c in extract_citations(text, kinds={"judgment"})))
+class _OwnCitations:
+    """The reporter citations inside a span of the header: taken from the caller's scan of the text when it
+    has one, else from one scan of the header made on first use (most headers carry no citation field)."""
+
+    def __init__(self, text: str, citations: Sequence[Citation] | None, header_end: int) -> None:
+        self._text, self._citations, self._header_end = text, citations, header_end
+
+    @cached_property
+    def _found(self) -> list[Citation]:
+        found = self._citations
+        if found is None:
+            found = extract_citations(self._text[: self._header_end], kinds={"judgment"})
+        return [c for c in found if c.kind == "judgment"]
+
+    def within(self, start: int, end: int) -> tuple[str, ...]:
+        """Canonical forms of the citations wholly inside ``text[start:end]``, first occurrence first."""
+        return tuple(dict.fromkeys(c.normalized for c in self._found if start <= c.start and c.end <= end))
 
 
 def _aila(lines: list[str]) -> HeaderMetadata | None:
@@ -149,16 +166,17 @@ def _bench_names(lines: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _irled(lines: list[str]) -> HeaderMetadata | None:
+def _irled(lines: list[str], own_citations: _OwnCitations) -> HeaderMetadata | None:
     first = _IRLED_FIRST.search(lines[0]) if lines else None
     if first is None:
         return None
     cite_at = next((i for i, line in enumerate(lines[:15]) if line.startswith("CITATION:")), None)
-    own = list(_own_citations(lines[0]))
+    own = list(own_citations.within(0, len(lines[0])))
     judges: tuple[str, ...] = ()
     author = None
     if cite_at is not None:
-        own += _own_citations(lines[cite_at])
+        start = sum(len(line) + 1 for line in lines[:cite_at])
+        own += own_citations.within(start, start + len(lines[cite_at]))
         judges = _bench_names(lines[1:cite_at])
         after = [line.strip() for line in lines[cite_at + 1 : cite_at + 4]]
         author_line = next((line for line in after if re.fullmatch(r"[A-Z][A-Z. ]+,\s*(?:C?J|CJI)\.", line)), None)
@@ -172,14 +190,15 @@ def _irled(lines: list[str]) -> HeaderMetadata | None:
     )
 
 
-def _judis(head: str) -> HeaderMetadata | None:
+def _judis(head: str, own_citations: _OwnCitations) -> HeaderMetadata | None:
     if not head.lstrip().startswith("PETITIONER:"):
         return None
     fields: dict[str, str] = {}
+    spans: dict[str, tuple[int, int]] = {}
     matches = list(_LABEL.finditer(head))
     for match, following in zip(matches, [*matches[1:], None], strict=True):
         end = following.start() if following else len(head)
-        fields.setdefault(match.group(1), "")
+        spans[match.group(1)] = (match.end(), end)
         fields[match.group(1)] = head[match.end() : end]  # the last BENCH: block is the full bench
     petitioner = re.sub(r"\s+", " ", re.sub(r"\n\s*Vs\.?\s*$", "", fields.get("PETITIONER", "").strip())).strip()
     respondent = re.sub(r"\s+", " ", fields.get("RESPONDENT", "")).strip()
@@ -192,7 +211,7 @@ def _judis(head: str) -> HeaderMetadata | None:
         court="Supreme Court of India",
         decision_date=parse_date(fields.get("DATE OF JUDGMENT", "").strip().split("\n")[0]),
         judges=_bench_names(bench_lines) if bench_lines else (),
-        citations=_own_citations(fields.get("CITATION", "")),
+        citations=own_citations.within(*spans["CITATION"]) if "CITATION" in spans else (),
     )
 
 
@@ -207,11 +226,16 @@ def _court_preamble(head: str) -> HeaderMetadata | None:
     return HeaderMetadata(layout="court_preamble", court=name, decision_date=date, judges=judges)
 
 
-def extract_metadata(text: str) -> HeaderMetadata:
-    """Recognise the header layout of ``text`` and read it; an empty HeaderMetadata when none is known."""
+def extract_metadata(text: str, citations: Sequence[Citation] | None = None) -> HeaderMetadata:
+    """Recognise the header layout of ``text`` and read it; an empty HeaderMetadata when none is known.
+
+    ``citations`` are the citations found in ``text`` when the caller has scanned it already (the loader
+    has, see :attr:`Judgment.text_citations`); without them the header is scanned here when it lists any.
+    """
     head = text[:_HEAD_CHARS]
     lines = text.split("\n", _HEAD_LINES)[:_HEAD_LINES]  # whole lines: an AILA case number can run 5k chars
-    for found in (_aila(lines), _irled(lines), _judis(head), _court_preamble(head)):
+    own = _OwnCitations(text, citations, max(len(head), sum(len(line) + 1 for line in lines)))
+    for found in (_aila(lines), _irled(lines, own), _judis(head, own), _court_preamble(head)):
         if found is not None:
             return found
     return HeaderMetadata()

@@ -18,11 +18,11 @@ import numpy as np
 
 from backends.llm import LLM
 from indexer.chunker import chunk as make_chunks
-from indexer.document import Chunk, Judgment, Sentence, Summary
+from indexer.document import Chunk, Judgment, Summary
 from indexer.refine import refine_summary
 from indexer.roles.labeller import RoleLabeller
-from indexer.sentences import split
 from indexer.summary import summarise
+from legal.sentences import Sentence, split
 
 PIPELINE_VERSION = "1"
 

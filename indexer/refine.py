@@ -11,13 +11,13 @@ reader can always tell a model's words from the court's.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import replace
 
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
-from indexer.citations import extract_citations
+from indexer.citations import citations_in
 from indexer.document import Judgment, Summary
-from indexer.sentences import split
+from legal.citations import extract_citations
+from legal.sentences import split
 
 MIN_SUPPORT = 0.85  # share of a rewrite's content words that must occur in the judgment
 REFINE_SCHEMA = {
@@ -41,17 +41,17 @@ def _words(text: str) -> set[str]:
     return {w[:6] for w in _WORD.findall(text.lower()) if w not in _FUNCTION}
 
 
-def unsupported(rewrite: str, judgment_text: str, known_citations: Iterable[str] = ()) -> str | None:
+def unsupported(rewrite: str, judgment: Judgment) -> str | None:
     """Why ``rewrite`` is not supported by the judgment (None when it is): a citation or provision the
     judgment does not contain, or too many content words it lacks."""
-    known = set(known_citations) | {c.normalized for c in extract_citations(judgment_text)}
+    known = set(judgment.cited_provisions) | {c.normalized for c in citations_in(judgment)}
     for citation in extract_citations(rewrite):
         if citation.kind in ("provision", "judgment") and citation.normalized not in known:
             return f"it cites {citation.text!r}, which the judgment does not"
     words = _words(rewrite)
     if not words:
         return "it is empty"
-    missing = words - _words(judgment_text)
+    missing = words - _words(judgment.text)
     if len(missing) / len(words) > 1 - MIN_SUPPORT:
         return (f"{len(missing)} of its {len(words)} content words are not in the judgment "
                 f"(e.g. {', '.join(sorted(missing)[:3])})")
@@ -82,10 +82,9 @@ def refine_summary(llm: LLM, judgment: Judgment, summary: Summary) -> Summary:
         for field in ("facts", "legal_issues"):
             provenance.setdefault(field, {})["llm_refused"] = f"the model failed: {str(exc)[:160]}"
         return replace(summary, provenance=provenance)
-    text, cited = judgment.text, judgment.cited_provisions
     facts, issues = summary.facts, summary.legal_issues
     new_facts = _whole_sentences(" ".join(answer["facts"].split()))
-    problem = unsupported(new_facts, text, cited)
+    problem = unsupported(new_facts, judgment)
     if problem is None:
         facts = new_facts
         provenance["facts"] = {**provenance.get("facts", {}), "method": f"llm:{llm.name}", "from": "extractive"}
@@ -94,7 +93,7 @@ def refine_summary(llm: LLM, judgment: Judgment, summary: Summary) -> Summary:
     kept, refused = [], []
     for issue in (" ".join(i.split()) for i in answer["legal_issues"]):
         whole = issue.lower().startswith("whether")  # a fragment of a split question is not an issue
-        (kept if whole and unsupported(issue, text, cited) is None else refused).append(issue)
+        (kept if whole and unsupported(issue, judgment) is None else refused).append(issue)
     if kept:
         issues = tuple(dict.fromkeys(kept))
         provenance["legal_issues"] = {**provenance.get("legal_issues", {}), "method": f"llm:{llm.name}",

@@ -11,8 +11,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from indexer.document import Sentence
-from indexer.sentences import split
+from legal.sentences import Sentence, split
 
 __all__ = ["SplitterScore", "evaluate_splitter", "gold_spans_from_labelstudio"]
 

@@ -38,9 +38,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from indexer.citations import Citation, extract_citations
-from indexer.document import Judgment, Sentence, Summary
-from indexer.roles.roles import load_role_set
+from indexer.citations import citations_in
+from indexer.document import Judgment, Summary
+from legal.citations import Citation, extract_citations
+from legal.roles import load_role_set
+from legal.sentences import Sentence
 
 __all__ = ["DEFAULT_CUES_PATH", "SummaryCues", "load_summary_cues", "summarise", "summary_document"]
 
@@ -50,8 +52,6 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
 _PHRASE_BREAK = re.compile(r"[^A-Za-z'’\- ]+")
 _SPACES = re.compile(r"\s+")
 _LEFTOVER = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]|\s+([,.;:])")
-_ISSUE_ROLES = frozenset({"issue", "facts", "analysis", "ratio", "argument_petitioner", "argument_respondent", "none"})
-_PRECEDENT_ROLES = frozenset({"precedent_relied", "precedent_not_relied"})
 _MIN_SENTENCE_CHARS = 25  # shorter candidates are headings and fragments ("Held", "Appeal allowed")
 _MIN_PRINCIPLE_CHARS = 30
 _MAX_ITEM_CHARS = 400
@@ -166,8 +166,9 @@ def _legal_issues(
     selection = "role"
     if not positions:
         selection = "cue"
+        framing = frozenset(load_role_set().named_set("issue_framing"))
         positions = [
-            p for p, role in enumerate(roles) if role in _ISSUE_ROLES and _any(cues.issue_frames, sentences[p].text)
+            p for p, role in enumerate(roles) if role in framing and _any(cues.issue_frames, sentences[p].text)
         ]
     positions = [p for p in positions if len(sentences[p].text) >= _MIN_SENTENCE_CHARS] or positions
     issues: list[str] = []
@@ -198,6 +199,7 @@ def _strip_citations(text: str) -> str:
 def _cited_principles(
     sentences: Sequence[Sentence], roles: Sequence[str], citations: Sequence[Citation], cues: SummaryCues, limit: int
 ) -> tuple[list[str], list[list[int]], list[str | None]]:
+    precedent = frozenset(load_role_set().group("precedent"))
     principles: list[str] = []
     sources: list[list[int]] = []
     cited: list[str | None] = []
@@ -206,7 +208,7 @@ def _cited_principles(
     ordered = sorted(citations, key=lambda c: c.start)
     cursor = 0
     for p, sentence in enumerate(sentences):
-        if roles[p] not in _PRECEDENT_ROLES:
+        if roles[p] not in precedent:
             latest = None  # a new run of precedent sentences discusses a new judgment
             continue
         match = next((m for pattern in cues.held for m in [pattern.search(sentence.text)] if m), None)
@@ -218,7 +220,7 @@ def _cited_principles(
         if match is None:
             continue
         principle, used = _strip_citations(sentence.text[match.end() :]), [p]
-        if len(principle) < _MIN_PRINCIPLE_CHARS and p + 1 < len(sentences) and roles[p + 1] in _PRECEDENT_ROLES:
+        if len(principle) < _MIN_PRINCIPLE_CHARS and p + 1 < len(sentences) and roles[p + 1] in precedent:
             principle, used = _strip_citations(sentences[p + 1].text), [p, p + 1]
         key = latest or principle.lower()
         if len(principle) < _MIN_PRINCIPLE_CHARS or key in seen:
@@ -308,7 +310,8 @@ def summarise(
 
     ``max_sentences`` and ``max_chars`` bound each prose field (facts, reasoning, legal_principles);
     ``max_items`` bounds legal_issues and cited_principles, ``max_topics`` the topics. Provision topics come
-    from ``judgment.cited_provisions`` when :func:`indexer.citations.enrich` has filled it, else from the text.
+    from ``judgment.cited_provisions`` when :func:`indexer.citations.enrich` has filled it, else from the
+    judgment's citations (:func:`indexer.citations.citations_in`: the loader's scan, or one scan now).
     """
     if len(sentences) != len(roles):
         raise ValueError(f"got {len(sentences)} sentences but {len(roles)} roles; give one role per sentence")
@@ -352,7 +355,7 @@ def summarise(
     note("legal_principles", principles, selection)
     issues, issue_positions, issue_selection = _legal_issues(sentences, roles, cues, max_items)
     note("legal_issues", issue_positions, issue_selection, items=[[index[p]] for p in issue_positions])
-    citations = extract_citations(judgment.text, kinds={"judgment", "case_name", "provision"})
+    citations = citations_in(judgment)
     cases = [c for c in citations if c.kind != "provision"]
     cited, cited_sources, attributions = _cited_principles(sentences, roles, cases, cues, max_items)
     note(

@@ -17,12 +17,12 @@ from rich.markup import escape
 
 import mappings
 from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
+from legal.roles import role_label
 from ratio.cli import Context, cli
 from ratio.llm import configured_llm, llm_options
 from search.answer import MODES, Answer, Answerer, AskOptions, Thresholds, ask
 from search.errors import QueryError
 from search.execute import Searcher
-from search.explain import ROLE_LABELS
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 
 
@@ -53,7 +53,7 @@ def render(answer: Answer, console: Console) -> None:
         console.print("Sources:")
     for passage in answer.passages:
         title = passage.title or passage.judgment_id
-        console.print(f"  {passage.label} {escape(title[:80])} ({ROLE_LABELS.get(passage.role, passage.role)}) "
+        console.print(f"  {passage.label} {escape(title[:80])} ({role_label(passage.role)}) "
                       f"{passage.link}")
         if answer.withheld:
             console.print(f"      {escape(passage.text[:240])}…")

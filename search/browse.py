@@ -24,7 +24,7 @@ from typing import Any
 
 from opensearchpy import NotFoundError, OpenSearch
 
-from indexer.citations import extract_citations
+from legal.citations import canonical_case_name
 from search.builders import bm25_query
 from search.citecheck_lookup import lookup_case_names, lookup_provisions, lookup_reporters
 from search.request import SearchRequest
@@ -82,14 +82,6 @@ class JudgmentView:
     cited_by: tuple[CitingJudgment, ...]
     text_length: int
     truncated: bool = False
-
-
-def canonical_case_name(title: str | None) -> str | None:
-    """The extractor's canonical form of a judgment title that reads as ``A v. B`` (None otherwise)."""
-    if not title:
-        return None
-    names = [c.normalized for c in extract_citations(title) if c.kind == "case_name"]
-    return names[0] if names else None
 
 
 def _sentences(client: OpenSearch, chunks_alias: str, judgment_id: str, text: str) -> tuple[list[Sentence], bool]:

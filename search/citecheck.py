@@ -1,7 +1,7 @@
 """Citation lookup: does the corpus hold the judgments and provisions a brief cites?
 
 A draft written with an LLM's help may cite cases that do not exist. This module takes a text, finds its
-citations with the indexer's own extractor (:func:`indexer.citations.extract_citations`, so a citation is
+citations with the extractor the indexer uses (:func:`legal.citations.extract_citations`, so a citation is
 read exactly as the index stored the corpus's citations) and says for each distinct one whether the corpus
 holds it (``found``, with a link), holds several things it could be (``ambiguous``, all listed) or does
 not know it (``unknown``). ``unknown`` means "not in this corpus", not "invented": the reason says what the
@@ -28,7 +28,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from indexer.citations import Citation, CitationRules, extract_citations
+from legal.citations import KINDS, Citation, CitationRules, extract_citations
 from search.citecheck_lookup import (
     MAX_MATCHES,
     CorpusMatch,
@@ -60,7 +60,6 @@ __all__ = [
 
 MAX_TEXT_BYTES = 1_000_000  # 1 MB of UTF-8: a long brief is ~200 kB; more is a corpus, not a draft
 MAX_CITATIONS = 2_000  # distinct citations checked in one call, so one request cannot hold the cluster long
-KINDS = ("judgment", "case_name", "provision")
 STATUSES = ("found", "ambiguous", "unknown")
 _SNIFF_CHARS = 8192
 _MAX_CONTROL_SHARE = 0.01  # the loaders' rule: more control characters than this and the text is binary

@@ -7,7 +7,6 @@ are keyed by the canonical string.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from indexer.citations import CitationRules, canonical_act
+from legal.citations import CitationRules, ProvisionCitation, canonical_act, parse_provision
 from search.party_names import Fit, case_fit, search_words, split_case_name
 
 __all__ = ["MAX_MATCHES", "CitationLookupError", "CorpusMatch", "Verdict", "cited_by_counts",
@@ -26,7 +25,6 @@ CANDIDATES = 50  # judgments whose titles are compared with one cited case name
 _MSEARCH_BATCH = 100
 _JUDGMENT_SOURCE = ["judgment_id", "title", "parties", "citations"]
 _PROVISION_SOURCE = ["provision_id", "title", "act", "section", "citation"]
-_PROVISION = re.compile(r"^(?P<act>.+) (?P<unit>s\.|art\.) (?P<section>\S+)$")
 _UNIT_WORDS = {"s.": ("s.", "s. ", "sec. ", "section "), "art.": ("art.", "art. ", "article ")}
 _FIT_HOW = {Fit.EXACT: "parties", Fit.SWAPPED: "parties (other order)", Fit.PARTIAL: "parties (in part)"}
 _FIT_REASON = {
@@ -163,27 +161,7 @@ def lookup_case_names(client: OpenSearch, index: str, canonicals: Sequence[str])
 
 
 # ---------------------------------------------------------------- provisions
-@dataclass(frozen=True)
-class _Cited:
-    act: str
-    unit: str
-    section: str
-    base: str | None  # the section without its sub-section, when one is cited: 302(1) -> 302
-
-    def citation(self, section: str) -> str:
-        return f"{self.act} {self.unit} {section}"
-
-
-def _parse_provision(canonical: str) -> _Cited | None:
-    match = _PROVISION.match(canonical)
-    if match is None:
-        return None
-    section = match.group("section")
-    base = section.split("(", 1)[0]
-    return _Cited(match.group("act"), match.group("unit"), section, base if base and base != section else None)
-
-
-def _section_body(raw_acts: Sequence[str], cited: _Cited, section: str) -> dict[str, Any]:
+def _section_body(raw_acts: Sequence[str], cited: ProvisionCitation, section: str) -> dict[str, Any]:
     variants = [section] + [f"{word}{section}" for word in _UNIT_WORDS[cited.unit]]
     return {"size": MAX_MATCHES, "_source": _PROVISION_SOURCE, "sort": [{"provision_id": "asc"}],
             "query": {"bool": {"filter": [{"terms": {"act": list(raw_acts)}}, {"terms": {"section": variants}}]}}}
@@ -212,7 +190,7 @@ def _corpus_acts(client: OpenSearch, index: str, rules: CitationRules | None) ->
 def lookup_provisions(client: OpenSearch, index: str, canonicals: Sequence[str],
                       rules: CitationRules | None = None) -> dict[str, Verdict]:
     """Provisions by exact ``citation``, else by Act and section; unknown ones say what the corpus holds."""
-    parsed = {c: _parse_provision(c) for c in canonicals}
+    parsed = {c: parse_provision(c) for c in canonicals}
     terms = sorted({c for c in canonicals} | {p.citation(p.base) for p in parsed.values() if p and p.base})
     body = {"size": min(10_000, len(terms) * MAX_MATCHES), "_source": _PROVISION_SOURCE,
             "sort": [{"provision_id": "asc"}], "query": {"terms": {"citation": terms}}}
@@ -234,8 +212,8 @@ def lookup_provisions(client: OpenSearch, index: str, canonicals: Sequence[str],
     return verdicts
 
 
-def _by_act_and_section(client: OpenSearch, index: str, canonicals: Sequence[str], parsed: Mapping[str, _Cited],
-                        by_citation: Mapping[str, list[CorpusMatch]],
+def _by_act_and_section(client: OpenSearch, index: str, canonicals: Sequence[str],
+                        parsed: Mapping[str, ProvisionCitation], by_citation: Mapping[str, list[CorpusMatch]],
                         rules: CitationRules | None) -> dict[str, Verdict]:
     acts, total, labelled = _corpus_acts(client, index, rules)
     bodies: list[dict[str, Any]] = []

@@ -13,20 +13,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import analyzers
-from indexer.citations import extract_citations
-from indexer.sentences import split
+from legal.citations import extract_citations
+from legal.roles import role_label
+from legal.sentences import split
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 # The index's stopwords plus words every judgment has, which would make any sentence look relevant.
 _STOP = frozenset(analyzers.stopwords()) | {"court", "appeal", "appellant", "respondent", "learned", "counsel",
                                              "has", "have", "been", "which", "who", "would", "shall", "under"}
-ROLE_LABELS = {
-    "facts": "facts", "issue": "issue framed", "argument_petitioner": "petitioner's argument",
-    "argument_respondent": "respondent's argument", "statute": "statute", "precedent_relied": "precedent relied on",
-    "precedent_not_relied": "precedent distinguished", "ratio": "ratio", "analysis": "court's reasoning",
-    "ruling_lower_court": "lower court's ruling", "ruling_present_court": "ruling", "preamble": "header",
-    "none": "passage",
-}
 MAX_QUOTE = 220
 
 
@@ -91,7 +85,7 @@ def explain(query: str, role: str, passage: str, *, statutes: Iterable[str] = ()
     issue = max(legal_issues, key=lambda i: len(wanted & _stems(i)), default=None)
     if issue is not None and len(wanted & _stems(issue)) < 2:
         issue = None
-    parts = [f"{ROLE_LABELS.get(role, role)}: \u201c{_quote(sentence)}\u201d"]
+    parts = [f"{role_label(role)}: \u201c{_quote(sentence)}\u201d"]
     if provisions:
         parts.append("applies " + ", ".join(provisions))
     if citations:

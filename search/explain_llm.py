@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
-from indexer.citations import extract_citations
-from indexer.sentences import split
-from search.explain import QUOTED, ROLE_LABELS, Explanation, content_words, folded
+from legal.citations import extract_citations
+from legal.roles import role_label
+from legal.sentences import split
+from search.explain import QUOTED, Explanation, content_words, folded
 
 FIELD_WORDS = 120
 EXPLAIN_SCHEMA = {
@@ -98,7 +99,7 @@ def llm_explain(llm: LLM, query: str, record: HitRecord, fallback: Explanation) 
         query=_data(query, 200), title=_data(record.title, 40), facts=_data(record.facts),
         issues=_data("; ".join(record.legal_issues)), reasoning=_data(record.reasoning),
         provisions=_data(", ".join(record.cited_provisions), 60) or "none",
-        role=ROLE_LABELS.get(record.role, record.role), passage=_data(record.passage))
+        role=role_label(record.role), passage=_data(record.passage))
     try:
         reason = one_line(generate_json(llm, messages, EXPLAIN_SCHEMA, max_tokens=120)["reason"])
     except LLMError as exc:

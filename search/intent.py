@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from indexer.citations import extract_citations
-from indexer.roles import load_role_set
+from legal.citations import extract_citations
+from legal.roles import load_role_set
 
 __all__ = ["DEFAULT_RULES_PATH", "Intent", "IntentRules", "classify_intent", "load_intent_rules"]
 

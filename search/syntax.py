@@ -21,7 +21,7 @@ The language
   ``court:``, ``judge:``, ``year:2001..2010`` (also ``year:2001``, ``year:..2010``, ``year:2001..``,
   ``year:2001-2010``), ``from:``/``to:`` dates (``2001``, ``2001-06``, ``2001-06-30``, ``30-06-2001``),
   ``role:`` (canonical roles or coarse groups, comma-separated), ``cites:`` and ``statute:`` (normalised
-  through :mod:`indexer.citations`, so ``statute:"s. 302 IPC"`` is ``IPC s. 302``). Quote values with spaces.
+  through :mod:`legal.citations`, so ``statute:"s. 302 IPC"`` is ``IPC s. 302``). Quote values with spaces.
 
 Repeated filters: ``court:`` and ``role:`` values are alternatives (a chunk has one court and one role);
 ``judge:``, ``cites:`` and ``statute:`` values are all required (a bench has several judges, a judgment cites
@@ -39,8 +39,8 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import date
 
-from indexer.citations import extract_citations
-from indexer.roles import load_role_set
+from legal.citations import extract_citations
+from legal.roles import load_role_set
 from search.errors import (
     BadRangeError,
     BadValueError,
@@ -272,7 +272,7 @@ def normalise_roles(value: str, position: int | None = None) -> tuple[str, ...]:
         if name in role_set.names:
             names.append(name)
         elif name in role_set.coarse_groups:
-            names += [role.name for role in role_set.roles if role.coarse == name]
+            names += role_set.group(name)
         else:
             raise BadValueError(f"unknown role {raw.strip()!r}: use one of {', '.join(role_set.names)} "
                                 f"or a group ({', '.join(role_set.coarse_groups)})", position)

@@ -17,6 +17,7 @@ from pathlib import Path
 from indexer.citations import enrich
 from indexer.document import Judgment, LoadError
 from indexer.metadata import apply_metadata, extract_metadata
+from legal.citations import extract_citations
 
 __all__ = ["DEFAULT_MAX_BYTES", "LoadOptions", "build_judgment", "decode_text", "read_bounded"]
 
@@ -104,7 +105,9 @@ def build_judgment(
 ) -> Judgment:
     """Make a Judgment from loaded text and explicit fields, then fill in header metadata and citations.
 
-    Fields given by the source (a JSON record's ``title``, say) win over what the header says.
+    Fields given by the source (a JSON record's ``title``, say) win over what the header says. The text is
+    scanned for citations once, here (unless ``extract_citations`` is off); the judgment carries them
+    (``text_citations``) to the header reader and to later stages.
     """
     judgment = Judgment(
         judgment_id=judgment_id,
@@ -112,10 +115,11 @@ def build_judgment(
         source=options.source or source,
         source_path=source_path,
         warnings=warnings,
+        text_citations=tuple(extract_citations(text)) if options.extract_citations else None,
         **dict(fields or {}),  # type: ignore[arg-type]
     )
     if options.extract_metadata:
-        judgment = apply_metadata(judgment, extract_metadata(text))
+        judgment = apply_metadata(judgment, extract_metadata(text, judgment.text_citations))
     if options.extract_citations:
         judgment = enrich(judgment)
     return judgment

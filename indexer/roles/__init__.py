@@ -1,28 +1,18 @@
-"""Rhetorical-role labelling of judgment sentences.
+"""Rhetorical-role labelling of judgment sentences: the labeller model, its training and evaluation.
 
-The role table (``roles.json``) and its API are light and imported eagerly; the labeller pulls in torch, so
-``RoleLabeller`` and friends are resolved on first access instead of at ``import indexer.roles``.
+The role table it labels with (``legal/roles.json``: roles, labels, coarse groups, source mappings) is
+:mod:`legal.roles`, shared with search. The labeller pulls in torch, so ``RoleLabeller`` and friends are
+resolved on first access instead of at ``import indexer.roles``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from indexer.roles.roles import Role, RoleMappingError, RoleSet, SourceLabel, load_role_set
-
 if TYPE_CHECKING:
     from indexer.roles.labeller import RoleLabeller, RolePrediction, shipped_head_path
 
-__all__ = [
-    "Role",
-    "RoleLabeller",
-    "RoleMappingError",
-    "RolePrediction",
-    "RoleSet",
-    "SourceLabel",
-    "load_role_set",
-    "shipped_head_path",
-]
+__all__ = ["RoleLabeller", "RolePrediction", "shipped_head_path"]
 
 _LAZY = {"RoleLabeller", "RolePrediction", "shipped_head_path"}
 

@@ -23,8 +23,8 @@ from indexer.roles.encoder import MINILM_ID, LazyEncoder, load_packaged_minilm
 from indexer.roles.features import load_feature_set
 from indexer.roles.labeller import RoleLabeller
 from indexer.roles.model import HeadArtifact
-from indexer.roles.roles import load_role_set
 from indexer.roles.train import TrainSettings, build_examples, train_examples
+from legal.roles import load_role_set
 
 UNMAPPED = "(no such label)"
 

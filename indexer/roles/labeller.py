@@ -18,7 +18,7 @@ import torch
 from indexer.roles.embeddings import EmbeddingCache, Encoder, encode_sentences
 from indexer.roles.features import FeatureSet, parse_feature_set
 from indexer.roles.model import HeadArtifact
-from indexer.roles.roles import RoleSet, load_role_set
+from legal.roles import RoleSet, load_role_set
 
 
 def normalise(sentence: str) -> str:

@@ -28,7 +28,7 @@ from indexer.roles.embeddings import EmbeddingCache, Encoder
 from indexer.roles.encoder import MINILM_ID, LazyEncoder, load_packaged_minilm
 from indexer.roles.features import FeatureSet, load_feature_set
 from indexer.roles.model import HeadArtifact, HeadConfig, RoleHead
-from indexer.roles.roles import RoleSet, load_role_set
+from legal.roles import RoleSet, load_role_set
 
 
 @dataclass(frozen=True)

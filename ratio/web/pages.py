@@ -19,7 +19,7 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from pydantic import ValidationError
 
-from indexer.roles.roles import load_role_set
+from legal.roles import load_role_set
 from ratio.web.schemas import SearchParams
 from ratio.web.service import Service
 from search.errors import QueryError

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
-from indexer.citations import extract_citations
+from legal.citations import extract_citations
 from search.answer.context import ContextPassage, prompt_context
 from search.explain import QUOTED, content_words, folded
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from backends.llm import untrusted
-from search.explain import ROLE_LABELS, content_words
+from legal.roles import role_label
+from search.explain import content_words
 
 TOKENS_PER_WORD = 1.5  # legal English with citations and numbers, by Qwen's tokenizer (measured ~1.3-1.45)
 PASSAGE_WORDS = 160
@@ -57,7 +58,7 @@ class ContextPassage:
         may be built by a caller rather than by :func:`pack`)."""
         source = untrusted(self.title or self.judgment_id, 20)
         text = untrusted(self.text, len(self.text.split()))
-        return f"[{self.number}] ({ROLE_LABELS.get(self.role, self.role)}; {source}) {text}"
+        return f"[{self.number}] ({role_label(self.role)}; {source}) {text}"
 
 
 def _sentences(source: dict[str, Any]) -> list[str]:

@@ -7,7 +7,7 @@ the shape of case-to-case retrieval (FIRE IRLeD masks exactly these citations in
 looking for authority for a proposition.
 
 The context is cut from the citing judgment's text around the citation's span (found by the indexer's own
-citation rules, :func:`indexer.citations.extract_citations`), with every citation inside it removed, so the
+citation rules, :func:`legal.citations.extract_citations`), with every citation inside it removed, so the
 model learns the proposition rather than the reporter string or the party names. Citations are resolved to
 corpus judgments exactly as the judgment page resolves them (:func:`search.browse.resolve_judgments`); an
 ambiguous or unknown one is skipped. Hard negatives never come from the citing judgment or anything it cites.
@@ -21,15 +21,15 @@ from collections.abc import Callable, Sequence
 
 from opensearchpy import OpenSearch
 
-from indexer.citations import Citation, extract_citations
+from legal.citations import Citation, extract_citations
 from search.browse import resolve_judgments
 from search.training.pairs import (
-    REASONING_ROLES,
     TrainingGroup,
     best_chunks_body,
     judgment_ids,
     negatives_body,
     quotes_query,
+    reasoning_roles,
     search_passages,
 )
 
@@ -121,7 +121,7 @@ def _citing(client: OpenSearch, chunks: str, judgments: str, citing: str, text: 
 
 def _positive(client: OpenSearch, chunks: str, query: str, judgment_id: str):
     """The cited judgment's best reasoning chunk for the context, else its best non-header chunk."""
-    for roles in (REASONING_ROLES, ()):
+    for roles in (reasoning_roles(), ()):
         found = [p for p in search_passages(client, chunks, best_chunks_body(query, judgment_id, 4, roles))
                  if not quotes_query(p, query)]
         if found:

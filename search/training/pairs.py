@@ -25,16 +25,25 @@ from typing import Any
 
 from opensearchpy import OpenSearch, helpers
 
+from legal.roles import load_role_set
 from search.evaluate.data import Qrels, Query, judged
 
 __all__ = ["PairSet", "Passage", "TrainingGroup", "mine_qrels_groups", "mine_self_groups", "split",
            "training_queries"]
 
 Body = dict[str, Any]
-# Header matter says nothing about the law; it would teach the model to match party names.
-_SKIPPED_ROLES = ("preamble", "none")
-REASONING_ROLES = ("ratio", "analysis")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+")
+
+
+def reasoning_roles() -> tuple[str, ...]:
+    """The roles of the court's own reasoning (the role table's ``reasoning`` group): where the law is stated."""
+    return load_role_set().group("reasoning")
+
+
+def _skipped_roles() -> list[str]:
+    """Header matter and role-less sentences (the ``other`` group): they say nothing about the law and would
+    teach the model to match party names."""
+    return list(load_role_set().group("other"))
 
 
 @dataclass(frozen=True)
@@ -110,7 +119,7 @@ def best_chunks_body(query: str, judgment_id: str, size: int, roles: Sequence[st
         filters.append({"terms": {"role": list(roles)}})
     return {"size": size, "_source": ["chunk_id", "judgment_id", "role", "text"],
             "query": {"bool": {"must": [{"match": {"text": query}}], "filter": filters,
-                               "must_not": [{"terms": {"role": list(_SKIPPED_ROLES)}}]}}}
+                               "must_not": [{"terms": {"role": _skipped_roles()}}]}}}
 
 
 def negatives_body(query: str, excluded: Sequence[str], size: int) -> Body:
@@ -119,7 +128,7 @@ def negatives_body(query: str, excluded: Sequence[str], size: int) -> Body:
             "collapse": {"field": "judgment_id"},
             "query": {"bool": {"must": [{"match": {"text": query}}],
                                "must_not": [{"terms": {"judgment_id": sorted(excluded)}},
-                                            {"terms": {"role": list(_SKIPPED_ROLES)}}]}}}
+                                            {"terms": {"role": _skipped_roles()}}]}}}
 
 
 def search_passages(client: OpenSearch, index: str, body: Body) -> list[Passage]:
@@ -191,7 +200,7 @@ def mine_self_groups(client: OpenSearch, chunks: str, judgments: str, count: int
             query = _self_query((doc.get("_source") or {}).get("summary"), query_words)
             if len(query.split()) < 8:
                 continue
-            candidates = search_passages(client, chunks, best_chunks_body(query, doc["_id"], 4, REASONING_ROLES))
+            candidates = search_passages(client, chunks, best_chunks_body(query, doc["_id"], 4, reasoning_roles()))
             positive = next((p for p in candidates if not quotes_query(p, query)), None)
             if positive is None:
                 continue

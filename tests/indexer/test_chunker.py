@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from indexer.chunker import chunk, chunk_document, content_hash, group_sentences
-from indexer.document import Chunk, Sentence
-from indexer.roles.roles import load_role_set
-from indexer.sentences import split
+from indexer.document import Chunk
+from legal.roles import load_role_set
+from legal.sentences import Sentence, split
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = ("1953_L_1", "1963_S_59", "1987_M_123", "2000_V_80")

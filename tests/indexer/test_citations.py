@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from indexer.citations import canonical_act, enrich, extract_citations, load_rules
+from indexer.citations import citations_in, enrich
 from indexer.document import Judgment
+from indexer.loaders import load
+from legal.citations import canonical_act, canonical_case_name, extract_citations, load_rules, parse_provision
 
 JUDGMENT_CASES = [
     ("(2017) 10 SCC 1", ["(2017) 10 SCC 1"]),
@@ -114,7 +116,7 @@ def test_offsets_point_at_the_written_citation() -> None:
 
 
 def test_rules_file_loads_from_a_path() -> None:
-    rules = load_rules(Path(__file__).resolve().parents[2] / "indexer" / "citation_rules.json")
+    rules = load_rules(Path(__file__).resolve().parents[2] / "legal" / "citation_rules.json")
     assert normalized("AIR 1973 SC 1461", "judgment") == [
         c.normalized for c in extract_citations("AIR 1973 SC 1461", rules, {"judgment"})
     ]
@@ -127,3 +129,42 @@ def test_enrich_on_a_real_judgment(data_dir: Path) -> None:
     assert "1955 Indlaw SC 111" in judgment.cited_judgments
     assert "Masud Khan v. State Of Uttar Pradesh" not in judgment.cited_judgments  # its own title
     assert len(set(judgment.cited_judgments)) == len(judgment.cited_judgments)
+
+
+@pytest.mark.parametrize(
+    ("canonical", "parts"),
+    [
+        ("IPC s. 302", ("IPC", "s.", "302", None)),
+        ("CrPC s. 438(2)", ("CrPC", "s.", "438(2)", "438")),
+        ("Constitution art. 21", ("Constitution", "art.", "21", None)),
+        ("Gujarat University Act, 1949 s. 33", ("Gujarat University Act, 1949", "s.", "33", None)),
+        ("(2017) 10 SCC 1", None),
+    ],
+)
+def test_provision_citations_read_back_into_parts(canonical: str, parts: tuple | None) -> None:
+    parsed = parse_provision(canonical)
+    assert (None if parsed is None else (parsed.act, parsed.unit, parsed.section, parsed.base)) == parts
+
+
+def test_every_canonical_provision_the_extractor_writes_reads_back() -> None:
+    text = "u/s 302 read with 34 IPC, s. 438(2) Cr.P.C., Art. 21 and section 33 of the Gujarat University Act, 1949"
+    for citation in extract_citations(text, kinds={"provision"}):
+        parsed = parse_provision(citation.normalized)
+        assert parsed is not None and parsed.citation(parsed.section) == citation.normalized
+
+
+def test_canonical_case_name_of_a_title() -> None:
+    assert canonical_case_name("Masud Khan v State Of Uttar Pradesh") == "Masud Khan v. State Of Uttar Pradesh"
+    assert canonical_case_name("In re: Special Reference No. 1 of 1998") is None
+    assert canonical_case_name(None) is None
+
+
+def test_the_loader_scans_once_and_later_stages_read_that_scan(data_dir: Path) -> None:
+    path = data_dir / "aila-2019" / "Object_casedocs" / "C1.txt"
+    loaded = next(iter(load([str(path)])))
+    assert loaded.text_citations == tuple(extract_citations(loaded.text))
+    assert citations_in(loaded) is loaded.text_citations
+    by_hand = Judgment("C1", loaded.text, "aila-2019", title=loaded.title)  # never scanned: scanned on demand
+    assert by_hand.text_citations is None and citations_in(by_hand) == loaded.text_citations
+    assert enrich(by_hand).cited_judgments == loaded.cited_judgments
+    assert enrich(by_hand).cited_provisions == loaded.cited_provisions

@@ -11,6 +11,7 @@ import pytest
 
 from indexer.document import Judgment
 from indexer.metadata import HeaderMetadata, apply_metadata, extract_metadata, parse_date, split_parties
+from legal.citations import extract_citations
 
 
 def aila(data_dir: Path, name: str) -> str:
@@ -139,3 +140,14 @@ def test_apply_metadata_keeps_explicit_fields(data_dir: Path) -> None:
     assert applied.title == "Given title"
     assert applied.decision_date == dt.date(1973, 9, 26)
     assert applied.extra["header_layout"] == "aila"
+
+
+def test_header_reads_the_same_citations_from_the_loaders_scan(data_dir: Path) -> None:
+    """The loader passes its one scan of the whole text; the header's own citations must be what a scan of the
+    header alone finds (IRLeD first and CITATION lines, the judis CITATION field)."""
+    texts = [irled(data_dir, n) for n in ("0001", "0002", "0003", "0010")] + [opennyai(data_dir, i) for i in range(8)]
+    for text in texts:
+        scanned = extract_metadata(text, extract_citations(text))
+        assert scanned == extract_metadata(text)
+    assert extract_metadata(irled(data_dir, "0001"), extract_citations(irled(data_dir, "0001"))).citations[0] == (
+        "AIR 1996 SC 463")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from indexer.sentence_eval import evaluate_splitter, gold_spans_from_labelstudio
-from indexer.sentences import split
+from legal.sentences import split
 
 
 @pytest.mark.parametrize(

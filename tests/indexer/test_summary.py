@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from test_chunker import aila, law_ai  # the sibling test module: tests/indexer is on sys.path
 
-from indexer.citations import extract_citations
-from indexer.document import Judgment, Sentence, Summary
-from indexer.roles.roles import load_role_set
+from indexer.document import Judgment, Summary
 from indexer.summary import load_summary_cues, summarise, summary_document
+from legal.citations import extract_citations
+from legal.roles import load_role_set
+from legal.sentences import Sentence
 
 REPO = Path(__file__).resolve().parents[2]
 FIELD_ROLES = {

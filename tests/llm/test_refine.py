@@ -26,10 +26,10 @@ def _extractive(text: str) -> Summary:
 def test_support_check_refuses_invented_facts_and_citations() -> None:
     judgment = _judgment()
     faithful = "The police seized fire-arms from the workshop of Mrityunjoy Dutta, who had no licence to repair them."
-    assert unsupported(faithful, judgment.text) is None
+    assert unsupported(faithful, judgment) is None
     invented = "The appellant poisoned his neighbour with arsenic and fled to Nepal on a forged passport."
-    assert "content words are not in the judgment" in unsupported(invented, judgment.text)
-    assert "which the judgment does not" in unsupported("It turns on section 302 IPC.", judgment.text)
+    assert "content words are not in the judgment" in unsupported(invented, judgment)
+    assert "which the judgment does not" in unsupported("It turns on section 302 IPC.", judgment)
 
 
 def test_refined_fields_are_supported_or_refused_with_a_reason(small_llm) -> None:
@@ -39,13 +39,13 @@ def test_refined_fields_are_supported_or_refused_with_a_reason(small_llm) -> Non
     facts = refined.provenance["facts"]
     if refined.facts != extractive.facts:
         assert facts["method"] == f"llm:{small_llm.name}" and facts["from"] == "extractive"
-        assert unsupported(refined.facts, judgment.text) is None
+        assert unsupported(refined.facts, judgment) is None
     else:
         assert facts["method"] == "extractive" and facts["llm_refused"]
     issues = refined.provenance["legal_issues"]
     if refined.legal_issues != extractive.legal_issues:
         assert issues["method"].startswith("llm:") and 1 <= len(refined.legal_issues) <= 4
-        assert all(unsupported(issue, judgment.text) is None for issue in refined.legal_issues)
+        assert all(unsupported(issue, judgment) is None for issue in refined.legal_issues)
     else:
         assert issues.get("llm_refused") or issues["method"] == "extractive"
     assert refined.reasoning == extractive.reasoning and refined.topics == extractive.topics

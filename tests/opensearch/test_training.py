@@ -258,7 +258,7 @@ def test_measure_splits_validation_by_kind(client, tiny, aila, encoder) -> None:
 
 
 def test_citation_context_drops_the_citation_and_keeps_the_proposition() -> None:
-    from indexer.citations import extract_citations
+    from legal.citations import extract_citations
     from search.training.citations import citation_context
 
     text = ("The High Court erred. An order of acquittal may be reversed only for compelling reasons under s. 378 "

@@ -7,9 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from backends.encoders import DEFAULT_ENCODER
 from indexer.roles.data import read_law_ai_file
 from indexer.roles.labeller import RoleLabeller, RolePrediction
-from indexer.roles.roles import load_role_set
+from legal.roles import load_role_set
 
 # Coarse-level accuracy of the shipped head on this Law-AI judgment was measured at 0.55 when the head was
 # trained (docs/roles.md; Law-AI is out of domain for a head trained on OpenNyAI: no preamble, other
@@ -27,7 +28,7 @@ def labeller(encoder) -> RoleLabeller:
 def test_shipped_head_loads_with_canonical_labels(labeller: RoleLabeller):
     assert labeller.labels == load_role_set().names
     assert labeller.artifact.scheme == "canonical"
-    assert labeller.artifact.encoder_id == "sentence-transformers/all-MiniLM-L6-v2"
+    assert labeller.artifact.encoder_id == DEFAULT_ENCODER
 
 
 def test_empty_judgment(labeller: RoleLabeller):

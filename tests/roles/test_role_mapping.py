@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from indexer.roles.data import load_law_ai, load_opennyai
-from indexer.roles.roles import RoleMappingError, load_role_set, parse_role_set
+from legal.roles import RoleMappingError, load_role_set, parse_role_set, role_label
 
 OPENNYAI_LABELS = {
     "PREAMBLE", "FAC", "ISSUE", "ARG_PETITIONER", "ARG_RESPONDENT", "STA", "PRE_RELIED",
@@ -72,7 +72,32 @@ def test_unknown_labels_and_broken_tables_are_refused():
         roles.to_canonical("law-ai", "Arguments")
     with pytest.raises(RoleMappingError, match="unknown canonical role"):
         roles.to_source("law-ai", "holding")
-    table = json.loads((Path(__file__).resolve().parents[2] / "indexer/roles/roles.json").read_text())
+    table = json.loads((Path(__file__).resolve().parents[2] / "legal/roles.json").read_text())
     table["sources"]["law-ai"]["labels"]["Facts"]["covers"] = ["facts", "statute"]
     with pytest.raises(RoleMappingError, match="several coarse groups"):
+        parse_role_set(table)
+
+
+def test_labels_groups_and_named_sets_come_from_the_one_table():
+    roles = load_role_set()
+    assert roles.label("analysis") == "court's reasoning" == role_label("analysis")
+    assert roles.label("ruling_present_court") == "ruling"
+    assert roles.label("holding") == "holding"  # display never fails on a role another table wrote
+    assert len({roles.label(name) for name in roles.names}) == len(roles.names)
+    assert roles.group("precedent") == ("precedent_relied", "precedent_not_relied")
+    assert roles.group("reasoning") == ("ratio", "analysis")
+    in_groups = [name for group in roles.coarse_groups for name in roles.group(group)]
+    assert sorted(in_groups, key=roles.names.index) == list(roles.names)  # every role in exactly one group
+    framing = roles.named_set("issue_framing")
+    assert "issue" in framing and not {"statute", "preamble"} & set(framing)
+    with pytest.raises(RoleMappingError, match="unknown coarse group"):
+        roles.group("holdings")
+    with pytest.raises(RoleMappingError, match="unknown role set"):
+        roles.named_set("issues")
+
+
+def test_a_named_set_with_an_unknown_role_is_refused():
+    table = json.loads((Path(__file__).resolve().parents[2] / "legal/roles.json").read_text())
+    table["sets"]["issue_framing"]["roles"].append("holding")
+    with pytest.raises(RoleMappingError, match="unknown roles"):
         parse_role_set(table)

@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 from indexer.roles.labeller import RoleLabeller
-from indexer.roles.roles import load_role_set
 from indexer.roles.train import TrainSettings, main, train
+from legal.roles import load_role_set
 
 SMALL = ("1978_M_13", "1977_P_19")  # the two shortest Law-AI judgments (79 and 95 sentences)
 

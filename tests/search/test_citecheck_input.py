@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from indexer.citations import extract_citations
+from legal.citations import extract_citations
 from search.citecheck import (
     MAX_TEXT_BYTES,
     BinaryTextError,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from indexer.roles import load_role_set
+from legal.roles import load_role_set
 from search.intent import classify_intent, load_intent_rules
 
 

@@ -20,7 +20,7 @@ The rules, in order:
    * the word before it is a bare number that starts its line: a paragraph marker (``1.``, ``2\\.``).
 4. A piece of text with no letter or digit (``. . . .``) is glued to the sentence before it.
 
-Every :class:`~indexer.document.Sentence` satisfies ``text[s.start:s.end] == s.text`` with ``s.text``
+Every :class:`Sentence` satisfies ``text[s.start:s.end] == s.text`` with ``s.text``
 stripped of surrounding whitespace.
 """
 
@@ -32,9 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from indexer.document import Sentence
-
-__all__ = ["DEFAULT_ABBREVIATIONS_PATH", "SplitterRules", "load_splitter_rules", "split"]
+__all__ = ["DEFAULT_ABBREVIATIONS_PATH", "Sentence", "SplitterRules", "load_splitter_rules", "split"]
 
 DEFAULT_ABBREVIATIONS_PATH = Path(__file__).with_name("sentence_abbreviations.json")
 
@@ -51,6 +49,19 @@ _NUMBER = re.compile(r"^\(?\d{1,3}\\?\)?$")
 _ALNUM = re.compile(r"\w")
 _ENDING = frozenset(".:;?!")
 _WORD_WINDOW = 80  # how far back to look for the word before a period; keeps splitting linear
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence of a judgment, located by character offsets so it can be highlighted in place.
+
+    Invariant: ``judgment.text[start:end] == text``, and ``text`` has no leading or trailing whitespace.
+    """
+
+    index: int
+    start: int
+    end: int
+    text: str
 
 
 @dataclass(frozen=True, slots=True)

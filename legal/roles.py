@@ -1,19 +1,23 @@
-"""The canonical role set and its mapping from the source datasets' labels, read from ``roles.json``.
+"""The role table: canonical rhetorical roles, their display labels, coarse groups, named role sets and the
+mapping from the source datasets' labels, read from ``roles.json``.
 
-The mapping is data so that the docs, the labeller and search filters all read one table. A source label
-*covers* one or more canonical roles: OpenNyAI's labels cover exactly one each, Law-AI's coarser labels may
-cover several (its "Argument" has no petitioner/respondent split). Every role belongs to one coarse group,
-and every source label covers roles of a single group, so filtering by coarse group works the same on
-judgments labelled from either dataset.
+The table is data so that the docs, the labeller, the summariser, search filters and explanations all read
+one table. A source label *covers* one or more canonical roles: OpenNyAI's labels cover exactly one each,
+Law-AI's coarser labels may cover several (its "Argument" has no petitioner/respondent split). Every role
+belongs to one coarse group, and every source label covers roles of a single group, so filtering by coarse
+group works the same on judgments labelled from either dataset. A named set (``"sets"``) is a choice of
+roles that some stage reads and no coarse group expresses (the roles whose sentences may frame an issue).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
+
+__all__ = ["Role", "RoleMappingError", "RoleSet", "SourceLabel", "load_role_set", "parse_role_set", "role_label"]
 
 
 class RoleMappingError(ValueError):
@@ -22,11 +26,12 @@ class RoleMappingError(ValueError):
 
 @dataclass(frozen=True)
 class Role:
-    """A canonical rhetorical role."""
+    """A canonical rhetorical role; ``label`` is how people are shown it (``"court's reasoning"``)."""
 
     name: str
     coarse: str
     description: str
+    label: str
 
 
 @dataclass(frozen=True)
@@ -41,11 +46,12 @@ class SourceLabel:
 
 @dataclass(frozen=True)
 class RoleSet:
-    """Canonical roles, coarse groups and per-source label mappings."""
+    """Canonical roles, coarse groups, named role sets and per-source label mappings."""
 
     roles: tuple[Role, ...]
     coarse_groups: tuple[str, ...]
     sources: dict[str, dict[str, SourceLabel]]
+    sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -62,6 +68,24 @@ class RoleSet:
     def coarse(self, name: str) -> str:
         """Return the coarse group of a canonical role."""
         return self.role(name).coarse
+
+    def label(self, name: str) -> str:
+        """The display label of a role; a name the table does not know (an index labelled with another
+        table) is shown as it is rather than refused, since display must never fail."""
+        return next((role.label for role in self.roles if role.name == name), name)
+
+    def group(self, coarse: str) -> tuple[str, ...]:
+        """The canonical roles of a coarse group, in table order."""
+        if coarse not in self.coarse_groups:
+            raise RoleMappingError(f"unknown coarse group {coarse!r}; known: {', '.join(self.coarse_groups)}")
+        return tuple(role.name for role in self.roles if role.coarse == coarse)
+
+    def named_set(self, name: str) -> tuple[str, ...]:
+        """The roles of a named set of the table (``"issue_framing"``), in table order."""
+        try:
+            return self.sets[name]
+        except KeyError:
+            raise RoleMappingError(f"unknown role set {name!r}; known: {', '.join(self.sets)}") from None
 
     def source_labels(self, source: str) -> tuple[str, ...]:
         """Labels of a source dataset in table order."""
@@ -104,7 +128,8 @@ def parse_role_set(data: dict) -> RoleSet:
     each source label's roles share one coarse group and no canonical role is covered twice per source.
     """
     coarse_groups = tuple(group["name"] for group in data["coarse"])
-    roles = tuple(Role(r["name"], r["coarse"], r.get("description", "")) for r in data["roles"])
+    roles = tuple(Role(r["name"], r["coarse"], r.get("description", ""), r.get("label", r["name"]))
+                  for r in data["roles"])
     names = [role.name for role in roles]
     if len(set(names)) != len(names):
         raise RoleMappingError("duplicate canonical role names")
@@ -112,6 +137,12 @@ def parse_role_set(data: dict) -> RoleSet:
     for role in roles:
         if role.coarse not in coarse_groups:
             raise RoleMappingError(f"role {role.name!r} has unknown coarse group {role.coarse!r}")
+    sets: dict[str, tuple[str, ...]] = {}
+    for set_name, spec in data.get("sets", {}).items():
+        unknown = [name for name in spec["roles"] if name not in by_name]
+        if unknown:
+            raise RoleMappingError(f"role set {set_name!r} names unknown roles {unknown}")
+        sets[set_name] = tuple(name for name in names if name in spec["roles"])
     sources: dict[str, dict[str, SourceLabel]] = {}
     for source, spec in data["sources"].items():
         labels: dict[str, SourceLabel] = {}
@@ -133,7 +164,7 @@ def parse_role_set(data: dict) -> RoleSet:
                 raise RoleMappingError(f"{source}:{label} primary {primary!r} is not among its roles")
             labels[label] = SourceLabel(label, covers, primary, entry.get("note", ""))
         sources[source] = labels
-    return RoleSet(roles, coarse_groups, sources)
+    return RoleSet(roles, coarse_groups, sources, sets)
 
 
 def load_role_set(path: Path | None = None) -> RoleSet:
@@ -145,5 +176,10 @@ def load_role_set(path: Path | None = None) -> RoleSet:
 
 @cache
 def _packaged_role_set() -> RoleSet:
-    text = resources.files("indexer.roles").joinpath("roles.json").read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath("roles.json").read_text(encoding="utf-8")
     return parse_role_set(json.loads(text))
+
+
+def role_label(name: str) -> str:
+    """The display label of a role in the packaged table (``"analysis"`` → ``"court's reasoning"``)."""
+    return load_role_set().label(name)
