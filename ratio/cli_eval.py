@@ -195,14 +195,14 @@ def roles_command(data: Path, head: Path | None, out: Path) -> None:
     import json
     from dataclasses import asdict
 
+    from backends.encoders import LazyEncoder
     from indexer.roles.data import load_law_ai, load_opennyai
     from indexer.roles.embeddings import EmbeddingCache
-    from indexer.roles.encoder import LazyEncoder, load_packaged_minilm
     from indexer.roles.evaluate import evaluate_on_law_ai, evaluate_opennyai
     from indexer.roles.labeller import RoleLabeller
     from ratio import settings
 
-    labeller = RoleLabeller.load(LazyEncoder(load_packaged_minilm), head)
+    labeller = RoleLabeller.load(LazyEncoder(load_encoder), head)
     cache = EmbeddingCache(settings.cache_dir() / "roles", labeller.artifact.encoder_id)
     runs = {"OpenNyAI dev": lambda: evaluate_opennyai(labeller, load_opennyai(data / "opennyai-rhetorical-roles"
                                                                               / "dev.json"), cache),

@@ -22,8 +22,10 @@ from typing import Any
 import numpy as np
 from opensearchpy import NotFoundError, OpenSearch
 
+import mappings
 from backends.encoders import Encoder
 from backends.llm import LLM
+from backends.opensearch.indices import NEURAL_PLUGIN
 from search.builders import bm25_body, highlight_body, hybrid_body, knn_body, role_filter_count_body
 from search.expand import Expansion, expand
 from search.explain import Explanation, explain
@@ -35,8 +37,7 @@ from search.request import RoleMode, SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
 from search.syntax import as_plain_text, parse_query
 
-PIPELINES = {FusionMethod.MINMAX: "ratio-hybrid-minmax", FusionMethod.RRF: "ratio-hybrid-rrf"}
-NEURAL_PLUGIN = "opensearch-neural-search"
+PIPELINES = {method: mappings.HYBRID_PIPELINES[method.value] for method in FusionMethod}
 _JUDGMENT_FIELDS = ("title,court,decision_date,judges,cited_provisions,cited_judgments,summary.legal_issues,"
                     "summary.facts,summary.reasoning")
 Chunks = list[tuple[str, float, dict[str, Any]]]

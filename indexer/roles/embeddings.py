@@ -12,22 +12,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-
-@runtime_checkable
-class Encoder(Protocol):
-    """Anything that turns a list of sentences into one vector per sentence.
-
-    A sentence-transformers ``SentenceTransformer`` satisfies this; tests and hosted backends can pass
-    their own object.
-    """
-
-    def encode(self, sentences: list[str]) -> np.ndarray:  # pragma: no cover - protocol
-        """Return an array of shape (len(sentences), dim)."""
-        ...
+from backends.encoders import Encoder
 
 
 def document_key(encoder_id: str, sentences: Sequence[str]) -> str:
@@ -44,7 +32,7 @@ def encode_sentences(encoder: Encoder, sentences: Sequence[str], batch_size: int
     """Encode sentences as float32, returning an empty (0, 0) array for no sentences.
 
     Passes ``batch_size`` when the encoder accepts it (sentence-transformers does) and falls back to a
-    plain ``encode(list)`` call for minimal encoders.
+    plain ``encode(list)`` call for minimal encoders that take no keyword arguments.
     """
     if not sentences:
         return np.zeros((0, 0), dtype=np.float32)

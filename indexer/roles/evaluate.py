@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support
 
+from backends.encoders import DEFAULT_ENCODER, Encoder, LazyEncoder, load_encoder
 from indexer.roles.data import LabelledJudgment, load_law_ai, load_opennyai
-from indexer.roles.embeddings import EmbeddingCache, Encoder
-from indexer.roles.encoder import MINILM_ID, LazyEncoder, load_packaged_minilm
+from indexer.roles.embeddings import EmbeddingCache
 from indexer.roles.features import load_feature_set
 from indexer.roles.labeller import RoleLabeller
 from indexer.roles.model import HeadArtifact
@@ -141,7 +141,7 @@ def cross_validate_law_ai(
     encoder: Encoder | None,
     settings: TrainSettings,
     opennyai_train: Path | None = None,
-    encoder_id: str = MINILM_ID,
+    encoder_id: str = DEFAULT_ENCODER,
     log: Callable[[str], None] = print,
 ) -> Scores:
     """5-fold cross-validation on Law-AI, one fold per law area (as in Bhattacharya et al. 2019).
@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     torch.set_num_threads(2)
-    encoder = LazyEncoder(load_packaged_minilm)
+    encoder = LazyEncoder(load_encoder)
     result: dict
     if args.command == "law-ai-cv":
         settings = TrainSettings(**{name: getattr(args, name) for name in asdict(TrainSettings())})

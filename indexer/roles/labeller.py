@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from indexer.roles.embeddings import EmbeddingCache, Encoder, encode_sentences
+from backends.encoders import Encoder
+from indexer.roles.embeddings import EmbeddingCache, encode_sentences
 from indexer.roles.features import FeatureSet, parse_feature_set
 from indexer.roles.model import HeadArtifact
 from legal.roles import RoleSet, load_role_set

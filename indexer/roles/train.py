@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from backends.encoders import DEFAULT_ENCODER, Encoder, LazyEncoder, load_encoder
 from indexer.roles.data import LabelledJudgment, load_law_ai, load_opennyai
-from indexer.roles.embeddings import EmbeddingCache, Encoder
-from indexer.roles.encoder import MINILM_ID, LazyEncoder, load_packaged_minilm
+from indexer.roles.embeddings import EmbeddingCache
 from indexer.roles.features import FeatureSet, load_feature_set
 from indexer.roles.model import HeadArtifact, HeadConfig, RoleHead
 from legal.roles import RoleSet, load_role_set
@@ -253,7 +253,7 @@ def train(
     law_ai_dir: Path | None = None,
     scheme: str = "canonical",
     encoder: Encoder | None = None,
-    encoder_id: str = MINILM_ID,
+    encoder_id: str = DEFAULT_ENCODER,
     settings: TrainSettings | None = None,
     max_documents: int | None = None,
     features: FeatureSet | None = None,
@@ -349,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.cache_dir,
         law_ai_dir=args.law_ai,
         scheme=args.scheme,
-        encoder=LazyEncoder(load_packaged_minilm),
+        encoder=LazyEncoder(load_encoder),
         settings=settings,
         max_documents=args.max_documents,
         log=lambda line: print(line, flush=True),

