@@ -29,7 +29,7 @@ from search.builders import bm25_query
 from search.citecheck_lookup import lookup_case_names, lookup_provisions, lookup_reporters
 from search.request import SearchRequest
 
-__all__ = ["CitationLink", "ExploreView", "JudgmentView", "Sentence", "explore", "judgment_view"]
+__all__ = ["CitationLink", "ExploreView", "JudgmentView", "SentenceView", "explore", "judgment_view"]
 
 MAX_CHUNKS = 2_000  # a judgment of ~60k sentences; beyond it the view is cut and says so
 CITED_BY_LIMIT = 200
@@ -37,8 +37,9 @@ _VERSUS = re.compile(r"\s+(?:v|vs|versus)\.?\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
-class Sentence:
-    """One sentence of the judgment: its number, offsets into the text, role and text."""
+class SentenceView:
+    """One sentence as the judgment page shows it: its number, offsets into the text, role and text (the
+    splitter's :class:`legal.sentences.Sentence` plus the role the chunks stored for it)."""
 
     number: int
     start: int
@@ -75,7 +76,7 @@ class JudgmentView:
     case_number: str | None
     citations: tuple[str, ...]
     summary: dict[str, Any]
-    sentences: tuple[Sentence, ...]
+    sentences: tuple[SentenceView, ...]
     role_counts: dict[str, int]
     cites_judgments: tuple[CitationLink, ...]
     cites_provisions: tuple[CitationLink, ...]
@@ -84,11 +85,11 @@ class JudgmentView:
     truncated: bool = False
 
 
-def _sentences(client: OpenSearch, chunks_alias: str, judgment_id: str, text: str) -> tuple[list[Sentence], bool]:
+def _sentences(client: OpenSearch, chunks_alias: str, judgment_id: str, text: str) -> tuple[list[SentenceView], bool]:
     body = {"size": MAX_CHUNKS, "query": {"term": {"judgment_id": judgment_id}}, "sort": [{"ordinal": "asc"}],
             "_source": ["sentence_offsets", "sentence_roles", "sentence_start", "role"]}
     response = client.search(index=chunks_alias, body=body)
-    sentences: dict[int, Sentence] = {}  # windows of a long role group overlap: keep each sentence once
+    sentences: dict[int, SentenceView] = {}  # windows of a long role group overlap: keep each sentence once
     for hit in response["hits"]["hits"]:
         source = hit["_source"]
         offsets = source.get("sentence_offsets") or []
@@ -98,7 +99,7 @@ def _sentences(client: OpenSearch, chunks_alias: str, judgment_id: str, text: st
             if 2 * i + 1 >= len(offsets):
                 break
             start, end = int(offsets[2 * i]), int(offsets[2 * i + 1])
-            sentences.setdefault(first + i, Sentence(first + i, start, end, role or source.get("role") or "none",
+            sentences.setdefault(first + i, SentenceView(first + i, start, end, role or source.get("role") or "none",
                                                      text[start:end]))
     truncated = response["hits"]["total"]["value"] > MAX_CHUNKS
     return [sentences[n] for n in sorted(sentences)], truncated
