@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 import mappings
-from backends.encoders import DEFAULT_ENCODER, encoder_dimension
+from backends.encoders import INDEX_ENCODER, encoder_dimension
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, NodeError, connect
 from backends.opensearch import indices as os_indices
 from backends.opensearch.artifacts import ArtifactError
@@ -173,7 +173,7 @@ def _index_options(
 _index_option_decorators = [
     click.option("--engine", envvar="RATIO_KNN_ENGINE", default="lucene", show_default=True,
                  type=click.Choice(mappings.ENGINES), help="k-NN engine (faiss needs native libraries)."),
-    click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True,
+    click.option("--encoder", envvar="RATIO_ENCODER", default=INDEX_ENCODER, show_default=True,
                  help="Bi-encoder whose dimension the vector fields take."),
     click.option("--dimension", type=int, help="Vector dimension (default: the encoder's)."),
     click.option("--language", default="en", show_default=True, type=click.Choice(["en", "ko", "cjk"]),
