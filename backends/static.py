@@ -111,6 +111,7 @@ def distil(name: str, folder: Path) -> Path:
         (staging / "ratio.json").write_text(json.dumps({"name": name, **entry}, indent=1) + "\n")
         if folder.exists():
             shutil.rmtree(folder)
+        staging.chmod(0o755)  # mkdtemp makes it private; the models folder is readable like the rest
         staging.rename(folder)
     finally:
         if staging.exists():

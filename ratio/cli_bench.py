@@ -150,10 +150,11 @@ def bench_api(queries: Path, url: str, api_key: str | None, limit: int | None, m
 @click.option("--pipeline", "pipelines", multiple=True, type=click.Choice(sorted(BENCH_PIPELINES)),
               help="Pipelines to run, in order (repeatable; default: all, the default pipeline first).")
 @click.option("--batch-size", default=16, show_default=True, help="Judgments per batch.")
+@click.option("--threads", default=2, show_default=True, help="torch threads in each pipeline's process.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object; its judgments_per_s is the default pipeline's.")
 @click.pass_obj
 def bench_index_command(ctx: Context, paths: tuple[str, ...], limit: int | None, pipelines: tuple[str, ...],
-                        batch_size: int, as_json: bool) -> None:
+                        batch_size: int, threads: int, as_json: bool) -> None:
     """Indexing throughput of the fast (static encoder) and the MiniLM pipeline over the same judgments.
 
     Each pipeline runs in a fresh process into a throwaway index prefix (deleted afterwards) with a fresh
@@ -165,7 +166,7 @@ def bench_index_command(ctx: Context, paths: tuple[str, ...], limit: int | None,
     connection = ctx.settings()
     specs = [BenchSpec(name=name, encoder=BENCH_PIPELINES[name], paths=paths, limit=limit, connection=connection,
                        prefix=throwaway_prefix("bench", name), models_dir=models_dir(),
-                       cache=not is_static(BENCH_PIPELINES[name]), batch_size=batch_size)
+                       cache=not is_static(BENCH_PIPELINES[name]), batch_size=batch_size, threads=threads)
              for name in chosen]
     results = bench_index(specs)
     default = next((r for r in results if r.encoder == INDEX_ENCODER), results[0])
