@@ -58,6 +58,7 @@ class BenchResult:
     times: dict[str, float]
     peak_rss_mb: float
     load_seconds: float = 0.0  # loading the encoder and head, before the clock starts
+    prefix: str = ""  # the throwaway index prefix (deleted when the run ends)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -124,7 +125,7 @@ def run_one(spec: BenchSpec) -> BenchResult:
         chunks=report.chunks_indexed, failed=len(report.failed), seconds=round(report.seconds, 2),
         judgments_per_s=round(report.judgments_indexed / seconds, 3),
         sentences_per_s=round(report.sentences / seconds, 1), times=report.times.as_dict(),
-        peak_rss_mb=round(peak_kb / 1024, 1), load_seconds=round(load_seconds, 2),
+        peak_rss_mb=round(peak_kb / 1024, 1), load_seconds=round(load_seconds, 2), prefix=spec.prefix,
         extra={"failed": [list(item) for item in report.failed[:10]]},
     )
 

@@ -35,6 +35,12 @@ def _labeller(encoder_name: str, head: str | None):
     except ModelError as exc:
         raise click.ClickException(str(exc)) from exc
     cache_dir = None if is_static(encoder_name) else settings.cache_dir() / "embeddings"
+    if is_static(encoder_name):
+        import torch
+
+        # torch then only runs the small role head, next to the bulk thread and often the node itself: one
+        # thread ran it 4.6x faster than two on the shared 2-core machine (docs/benchmarks.md).
+        torch.set_num_threads(1)
     return RoleLabeller.load(encoder, path=Path(head) if head else None, cache_dir=cache_dir,
                              encoder_id=encoder_name)
 

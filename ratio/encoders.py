@@ -10,7 +10,9 @@ then all-MiniLM-L6-v2.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from opensearchpy import OpenSearch
 
 from backends.encoders import DEFAULT_ENCODER, Encoder, is_static, load_encoder
@@ -33,8 +35,21 @@ def query_encoder_name(client: OpenSearch, aliases: dict[str, str], given: str |
     return given or index_encoder(client, aliases["chunks"]) or DEFAULT_ENCODER
 
 
+class LazyEncoder:
+    """An encoder loaded on its first ``encode``: most searches never rescore, so never need the transformer."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._encoder: Encoder | None = None
+
+    def encode(self, texts: list[str], **kwargs: Any) -> np.ndarray:
+        if self._encoder is None:
+            self._encoder = open_encoder(self.name)
+        return self._encoder.encode(texts, **kwargs)
+
+
 def search_encoders(client: OpenSearch, aliases: dict[str, str], given: str | None) -> tuple[Encoder, Encoder]:
     """(query encoder, rescoring encoder) for searches over ``aliases``; the same object when they agree."""
     name = query_encoder_name(client, aliases, given)
     query = open_encoder(name)
-    return query, (open_encoder(DEFAULT_ENCODER) if is_static(name) else query)
+    return query, (LazyEncoder(DEFAULT_ENCODER) if is_static(name) else query)
