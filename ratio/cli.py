@@ -219,10 +219,11 @@ def indices_create(ctx: Context, engine: str, encoder: str, dimension: int | Non
 def indices_list(ctx: Context, as_json: bool) -> None:
     """Each alias, the index version behind it and its document count."""
     info = os_indices.describe(ctx.client(), ctx.layout)
-    table = Table("kind", "alias", "index", "documents", "dimension", "engine", "language", title="indices")
+    table = Table("kind", "alias", "index", "documents", "dimension", "engine", "language", "encoder",
+                  title="indices")
     for kind, row in info.items():
         table.add_row(kind, row["alias"], str(row["index"]), *(str(row.get(k, "")) for k in
-                      ("documents", "dimension", "engine", "language")))
+                      ("documents", "dimension", "engine", "language", "encoder")))
     _emit(info, as_json, table)
 
 
