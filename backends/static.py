@@ -7,9 +7,10 @@ core where MiniLM manages tens (docs/benchmarks.md). What it loses is word order
 
 The weights (15 MB in fp16) are too large for git and no model hub is reachable, so the model is made where
 it is used: distilled from the packaged, sha256-verified all-MiniLM-L6-v2 into ``models_dir`` on first use,
-with the recipe in ``backends/models.json``. The result is checked against the sha256 recorded there, because
-the shipped role head for this encoder was trained on exactly those vectors: a model distilled differently
-(another model2vec, torch or CPU) is refused with a message rather than used silently.
+with the recipe in ``backends/models.json``. The result is checked against the sha256 recorded there (or, where
+another torch, numpy or CPU rounds the last bits differently, against a fingerprint of its vectors), because the
+shipped role head for this encoder was trained on exactly those vectors: a model that really differs is refused
+with a message rather than used silently.
 """
 
 from __future__ import annotations
@@ -67,23 +68,49 @@ def _stamp(path: Path, digest: str) -> list[str]:
     return [digest, str(stat.st_size), str(stat.st_mtime_ns)]
 
 
+def fingerprint(embedding: np.ndarray) -> list[float]:
+    """32 token vectors (evenly spaced rows) projected on 8 fixed directions: 256 numbers that change when the
+    vectors really change (another source model, a flipped PCA axis) but not with last-bit float noise."""
+    rows = np.linspace(0, len(embedding) - 1, 32).astype(int)
+    dims = np.arange(1, embedding.shape[1] + 1, dtype=np.float64)[:, None]
+    projection = np.cos(dims * np.arange(1, 9, dtype=np.float64)[None, :])
+    return np.round(embedding[rows].astype(np.float64) @ projection, 4).ravel().tolist()
+
+
+def _accepted(entry: dict[str, Any], digest: str, embedding: np.ndarray) -> str | None:
+    """Why distilled weights are the recorded model ("sha256" or "fingerprint"), or None if they are not."""
+    if digest == entry["sha256"]:
+        return "sha256"
+    expected = entry.get("fingerprint")
+    if expected and np.allclose(fingerprint(embedding), expected, rtol=0, atol=FINGERPRINT_TOLERANCE):
+        return "fingerprint"
+    return None
+
+
+FINGERPRINT_TOLERANCE = 0.02  # the projected values average 3 in size; float noise moves them by about 1e-3
+
+
 def static_model_dir(name: str, models_dir: Path) -> Path:
-    """The verified folder of static encoder ``name`` under ``models_dir``, distilled there on first use."""
-    entry = static_entry(name)
+    """The verified folder of static encoder ``name`` under ``models_dir``, distilled there on first use.
+
+    A folder counts as verified when its weights still carry the stamp (sha256, size, mtime) written when they
+    were accepted; anything else is distilled again."""
     folder = Path(models_dir) / name.replace("/", "__")
-    weights, marker = folder / WEIGHTS, folder / MARKER
-    if weights.is_file() and marker.is_file() and marker.read_text().split() == _stamp(weights, entry["sha256"]):
-        return folder
-    if weights.is_file() and sha256_of(weights) == entry["sha256"]:
-        marker.write_text(" ".join(_stamp(weights, entry["sha256"])) + "\n")
-        return folder
+    weights, marker, record = folder / WEIGHTS, folder / MARKER, folder / "ratio.json"
+    if weights.is_file() and marker.is_file() and record.is_file():
+        accepted = json.loads(record.read_text()).get("sha256")
+        if marker.read_text().split() == _stamp(weights, accepted):
+            return folder
     distil(name, folder)
     return folder
 
 
 def distil(name: str, folder: Path) -> Path:
-    """Distil static encoder ``name`` from its packaged source model into ``folder`` (replaced only once the
-    result matches the recorded sha256). Takes one to three minutes on two cores."""
+    """Distil static encoder ``name`` from its packaged source model into ``folder``.
+
+    The result replaces ``folder`` only if it is the recorded model: the same sha256, or, where another torch,
+    numpy or CPU rounds differently, the same :func:`fingerprint` within a tolerance. Takes one to three
+    minutes on two cores."""
     entry = static_entry(name)
     source_id = entry["distil_from"]
     source = packaged_model_path(source_id)
@@ -102,13 +129,16 @@ def distil(name: str, folder: Path) -> Path:
     try:
         model.save_pretrained(str(staging))
         digest = sha256_of(staging / WEIGHTS)
-        if digest != entry["sha256"]:
+        how = _accepted(entry, digest, np.asarray(model.embedding))
+        if how is None:
             raise ModelError(
-                f"distilling {name} gave weights with sha256 {digest}, not the recorded {entry['sha256']} "
-                f"(another model2vec, torch or numpy version?). The role head for this encoder was trained on the "
-                f"recorded weights. Install the versions pinned in the 'fast' extra, or index with "
-                f"--encoder {source_id}.")
-        (staging / "ratio.json").write_text(json.dumps({"name": name, **entry}, indent=1) + "\n")
+                f"distilling {name} gave other vectors than the recorded model (sha256 {digest}, not "
+                f"{entry['sha256']}; fingerprint differs): another model2vec version? The role head for this "
+                f"encoder was trained on the recorded vectors. Install the model2vec pinned in the 'embed' extra, "
+                f"or index with --encoder {source_id}.")
+        record = {"name": name, **entry, "sha256": digest, "recorded_sha256": entry["sha256"], "accepted_by": how}
+        (staging / "ratio.json").write_text(json.dumps(record, indent=1) + "\n")
+        (staging / MARKER).write_text(" ".join(_stamp(staging / WEIGHTS, digest)) + "\n")
         if folder.exists():
             shutil.rmtree(folder)
         staging.chmod(0o755)  # mkdtemp makes it private; the models folder is readable like the rest
@@ -116,8 +146,6 @@ def distil(name: str, folder: Path) -> Path:
     finally:
         if staging.exists():
             shutil.rmtree(staging)
-    weights = folder / WEIGHTS
-    (folder / MARKER).write_text(" ".join(_stamp(weights, entry["sha256"])) + "\n")
     return folder
 
 

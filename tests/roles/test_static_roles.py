@@ -69,6 +69,20 @@ def test_a_changed_model_file_is_not_used(static_encoder, tmp_path: Path, monkey
         static_model_dir(STATIC_ENCODER, tmp_path)
 
 
+def test_the_fingerprint_tells_float_noise_from_other_vectors(static_encoder) -> None:
+    """Weights that differ only in their last bits pass in place of the sha256; a flipped PCA axis does not."""
+    from backends.static import _accepted
+
+    entry = static_entry(STATIC_ENCODER)
+    embedding = np.asarray(static_encoder.model.embedding, dtype=np.float32)
+    assert _accepted(entry, entry["sha256"], embedding) == "sha256"
+    noisy = embedding * (1 + 1e-4 * np.random.default_rng(0).standard_normal(embedding.shape))
+    assert _accepted(entry, "other", noisy) == "fingerprint"
+    flipped = embedding.copy()
+    flipped[:, 3] *= -1
+    assert _accepted(entry, "other", flipped) is None
+
+
 def test_the_static_head_is_chosen_by_encoder_id(labeller: RoleLabeller) -> None:
     assert labeller.artifact.encoder_id == STATIC_ENCODER
     assert labeller.artifact.head.embedding_dim == 256
