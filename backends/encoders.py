@@ -26,8 +26,9 @@ from backends.files import sha256_of
 
 DEFAULT_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 STATIC_ENCODER = "ratio/all-MiniLM-L6-v2-static256"  # its recipe (source, PCA, sha256) is in models.json
-# What ``ratio index`` embeds with unless told otherwise (docs/benchmarks.md: about N times faster on a CPU, role
-# F1 within a point of MiniLM's); searches read the encoder from the index they search.
+# What ``ratio index`` embeds new indices with unless told otherwise (docs/benchmarks.md: 38x the judgments per
+# second of MiniLM on 2 CPU cores, role F1 level with MiniLM's head; k-NN alone is weaker); searches read the
+# encoder from the index they search.
 INDEX_ENCODER = STATIC_ENCODER
 
 
