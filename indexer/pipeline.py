@@ -109,39 +109,54 @@ class Pipeline:
         return content_hash(judgment, self.fingerprint)
 
     def process(self, judgment: Judgment) -> ProcessedJudgment:
-        times = StageTimes()
-        started = time.perf_counter()
-        sentences = tuple(split(judgment.text))
-        times.parse = time.perf_counter() - started
-        texts = [s.text for s in sentences]
+        """Process one judgment (see :meth:`process_many`)."""
+        return self.process_many([judgment])[0]
+
+    def process_many(self, judgments: Sequence[Judgment]) -> list[ProcessedJudgment]:
+        """Process several judgments together: their sentences are embedded in one encoder call (batched
+        and length-sorted across judgments) and the role head runs over padded batches of judgments. Each
+        judgment's result is what processing it alone gives. Stage times of the shared steps are shared
+        out by sentence count."""
+        parse = []
+        sentence_lists = []
+        for judgment in judgments:
+            started = time.perf_counter()
+            sentence_lists.append(tuple(split(judgment.text)))
+            parse.append(time.perf_counter() - started)
+        texts = [[s.text for s in sentences] for sentences in sentence_lists]
+        total = max(sum(len(t) for t in texts), 1)
 
         started = time.perf_counter()
-        vectors = self.labeller.embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
-        times.embed = time.perf_counter() - started
+        vectors = self.labeller.embed_many(texts)
+        embed = time.perf_counter() - started
 
         started = time.perf_counter()
-        if texts:
-            probabilities = self.labeller.probabilities_from_vectors(vectors, texts)
-            roles = tuple(self.labeller.labels[int(i)] for i in probabilities.argmax(axis=1))
-        else:
-            roles = ()
-        times.roles = time.perf_counter() - started
+        probabilities = self.labeller.probabilities_many(vectors, texts)
+        roles_time = time.perf_counter() - started
 
-        started = time.perf_counter()
-        o = self.options
-        chunks = tuple(make_chunks(judgment.judgment_id, judgment.text, sentences, roles, window=o.window,
-                                   overlap=o.overlap, min_sentences=o.min_sentences, min_chars=o.min_chars))
-        summary = summarise(judgment, sentences, roles)
-        if self.llm is not None:
-            summary = refine_summary(self.llm, judgment, summary)
-        if chunks:
-            chunk_vectors = np.stack([_unit_mean(vectors[c.sentence_start:c.sentence_end]) for c in chunks])
-            judgment_vector: np.ndarray | None = _unit_mean(chunk_vectors)
-        else:
-            chunk_vectors, judgment_vector = np.zeros((0, 0), dtype=np.float32), None
-        times.chunk = time.perf_counter() - started
-        return ProcessedJudgment(judgment, sentences, roles, chunks, chunk_vectors, judgment_vector, summary,
-                                 self.hash_of(judgment), times)
+        out = []
+        for judgment, sentences, judgment_texts, judgment_vectors, judgment_probabilities, parse_time in zip(
+                judgments, sentence_lists, texts, vectors, probabilities, parse, strict=True):
+            share = len(judgment_texts) / total
+            times = StageTimes(parse=parse_time, embed=embed * share, roles=roles_time * share)
+            roles = tuple(self.labeller.labels[int(i)] for i in judgment_probabilities.argmax(axis=1))
+            started = time.perf_counter()
+            o = self.options
+            chunks = tuple(make_chunks(judgment.judgment_id, judgment.text, sentences, roles, window=o.window,
+                                       overlap=o.overlap, min_sentences=o.min_sentences, min_chars=o.min_chars))
+            summary = summarise(judgment, sentences, roles)
+            if self.llm is not None:
+                summary = refine_summary(self.llm, judgment, summary)
+            if chunks:
+                chunk_vectors = np.stack([_unit_mean(judgment_vectors[c.sentence_start:c.sentence_end])
+                                          for c in chunks])
+                judgment_vector: np.ndarray | None = _unit_mean(chunk_vectors)
+            else:
+                chunk_vectors, judgment_vector = np.zeros((0, 0), dtype=np.float32), None
+            times.chunk = time.perf_counter() - started
+            out.append(ProcessedJudgment(judgment, sentences, roles, chunks, chunk_vectors, judgment_vector,
+                                         summary, self.hash_of(judgment), times))
+        return out
 
 
 def role_counts(roles: Sequence[str]) -> dict[str, int]:

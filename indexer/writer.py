@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,9 +40,19 @@ class IndexReport:
     warnings: list[tuple[str, str]] = field(default_factory=list)
     times: StageTimes = field(default_factory=StageTimes)
     seconds: float = 0.0
+    progress: int = 0  # judgments a partial report (one commit) finished, for the progress callback
+
+    def merge(self, other: IndexReport) -> None:
+        """Add a commit's partial report to this one."""
+        for name in ("judgments_indexed", "chunks_indexed", "chunks_deleted", "sentences"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.indexed_ids.extend(other.indexed_ids)
+        self.failed.extend(other.failed)
+        self.times.add(other.times)
 
     def as_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in self.__dict__.items() if k not in ("failed", "warnings", "times", "indexed_ids")}
+        data = {k: v for k, v in self.__dict__.items()
+                if k not in ("failed", "warnings", "times", "indexed_ids", "progress")}
         data["failed"] = [{"item": item, "reason": reason} for item, reason in self.failed]
         data["warnings"] = [{"item": item, "warning": warning} for item, warning in self.warnings]
         data["times"] = self.times.as_dict()
@@ -57,6 +68,7 @@ class BulkSettings:
     max_retries: int = 5
     initial_backoff: float = 2.0
     request_timeout: float = 120.0
+    refresh_off: bool = True  # no periodic refresh during a run; one refresh at the end
 
 
 Progress = Callable[[str, int], None]  # (what, how many) after each judgment or provision
@@ -90,23 +102,45 @@ class IndexWriter:
         return {d["_id"]: d.get("_source", {}) for d in response["docs"] if d.get("found")}
 
     # ------------------------------------------------------------------ judgments
-    def _write_judgments(self, batch: list[Judgment], report: IndexReport) -> None:
+    def _process(self, batch: list[Judgment], report: IndexReport) -> list[ProcessedJudgment]:
+        """Process the batch together; if that fails, judgment by judgment, so one bad judgment is
+        reported alone and never stops the batch."""
+        try:
+            processed = self.pipeline.process_many(batch)
+        except Exception:  # find the culprit below
+            processed = []
+            for judgment in batch:
+                try:
+                    processed.extend(self.pipeline.process_many([judgment]))
+                except Exception as exc:
+                    report.failed.append((judgment.source_path or judgment.judgment_id,
+                                          f"processing failed: {type(exc).__name__}: {exc}"))
+                    self.progress("judgment", 1)
+        for p in processed:
+            report.times.add(p.times)
+        return processed
+
+    def _write_judgments(self, batch: list[Judgment], report: IndexReport) -> Callable[[], IndexReport] | None:
+        """Process the changed judgments of ``batch`` now; return the bulk write of their chunks and judgment
+        documents as a function (run on the writer's thread while the next batch is processed)."""
         stored = self._stored(self.aliases["judgments"], [j.judgment_id for j in batch], ["content_hash", "n_chunks"])
-        processed: list[ProcessedJudgment] = []
+        todo = []
         for judgment in batch:
             old = stored.get(judgment.judgment_id)
             if old and old.get("content_hash") == self.pipeline.hash_of(judgment):
                 report.judgments_unchanged += 1
                 self.progress("judgment", 1)
-                continue
-            try:
-                processed.append(self.pipeline.process(judgment))
-            except Exception as exc:  # one bad judgment must not stop the batch
-                report.failed.append((judgment.source_path or judgment.judgment_id,
-                                      f"processing failed: {type(exc).__name__}: {exc}"))
-                self.progress("judgment", 1)
+            else:
+                todo.append(judgment)
+        processed = self._process(todo, report) if todo else []
         if not processed:
-            return
+            return None
+        return lambda: self._commit(processed, stored)
+
+    def _commit(self, processed: list[ProcessedJudgment], stored: dict[str, dict[str, Any]]) -> IndexReport:
+        """Write chunks, then (for judgments whose chunks were all accepted) the judgment documents: the commit
+        records. Returns what it did as a partial report, merged by the caller's thread."""
+        report = IndexReport()
         started = time.perf_counter()
         chunk_alias = self.aliases["chunks"]
         actions: list[dict[str, Any]] = []
@@ -147,9 +181,8 @@ class IndexWriter:
                 report.failed.append((p.judgment.source_path or p.judgment.judgment_id,
                                       f"judgment rejected: {_reason(result)}"))
         report.times.bulk += time.perf_counter() - started
-        for p in processed:
-            report.times.add(p.times)
-            self.progress("judgment", 1)
+        report.progress = len(processed)
+        return report
 
     # ------------------------------------------------------------------ provisions
     def _write_provisions(self, batch: list[Provision], report: IndexReport) -> None:
@@ -178,39 +211,84 @@ class IndexWriter:
         self.progress("provision", len(batch))
 
     # ------------------------------------------------------------------ the run
+    def _indices(self) -> str:
+        # Only what this writer writes: the saved-search index is absent on a cluster without percolator.
+        return ",".join(self.aliases[k] for k in ("judgments", "chunks", "provisions"))
+
+    def _refresh_off(self) -> dict[str, str | None]:
+        """Turn periodic refresh off for the load (fewer, larger segments); returns what to restore."""
+        current = self.client.indices.get_settings(index=self._indices(), name="index.refresh_interval",
+                                                   params={"flat_settings": "true"})
+        before = {index: body["settings"].get("index.refresh_interval") for index, body in current.items()}
+        self.client.indices.put_settings(index=self._indices(), body={"index": {"refresh_interval": "-1"}})
+        return before
+
+    def _restore_refresh(self, before: dict[str, str | None]) -> None:
+        for index, interval in before.items():
+            # "-1" left by an interrupted earlier run is not worth restoring: back to the index default.
+            value = None if interval in (None, "-1") else interval
+            self.client.indices.put_settings(index=index, body={"index": {"refresh_interval": value}})
+
     def run(self, items: Iterable[Judgment | Provision | LoadError]) -> IndexReport:
-        """Index everything ``items`` yields; never raises for a bad item."""
+        """Index everything ``items`` yields; never raises for a bad item.
+
+        While one batch's documents are bulk-written on a second thread, the next batch is read and
+        processed; batches are committed in order, one at a time. Periodic refresh is off during the run
+        (when ``bulk.refresh_off``) and restored at the end, followed by one refresh.
+        """
         report = IndexReport()
         started = time.perf_counter()
-        judgments: list[Judgment] = []
-        provisions: list[Provision] = []
-        iterator = iter(items)
-        while True:
-            loading = time.perf_counter()  # reading, decoding, metadata and citations count as parsing
-            item = next(iterator, None)
-            report.times.parse += time.perf_counter() - loading
-            if item is None:
-                break
-            if isinstance(item, LoadError):
-                report.failed.append((item.item, item.reason))
-                self.progress("error", 1)
-            elif isinstance(item, Provision):
-                provisions.append(item)
-                if len(provisions) >= 64:
+        before = self._refresh_off() if self.bulk.refresh_off else {}
+        pending: Future[IndexReport] | None = None
+
+        def settle() -> None:
+            nonlocal pending
+            if pending is not None:
+                partial = pending.result()
+                report.merge(partial)
+                self.progress("judgment", partial.progress)
+                pending = None
+
+        try:
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratio-bulk") as bulk:
+                judgments: list[Judgment] = []
+                provisions: list[Provision] = []
+                iterator = iter(items)
+                while True:
+                    loading = time.perf_counter()  # reading, decoding, metadata and citations count as parsing
+                    item = next(iterator, None)
+                    report.times.parse += time.perf_counter() - loading
+                    if item is None:
+                        break
+                    if isinstance(item, LoadError):
+                        report.failed.append((item.item, item.reason))
+                        self.progress("error", 1)
+                    elif isinstance(item, Provision):
+                        provisions.append(item)
+                        if len(provisions) >= 64:
+                            self._write_provisions(provisions, report)
+                            provisions = []
+                    else:
+                        report.warnings.extend((item.source_path or item.judgment_id, w) for w in item.warnings)
+                        judgments.append(item)
+                        if len(judgments) >= self.batch_size:
+                            commit = self._write_judgments(judgments, report)
+                            judgments = []
+                            settle()
+                            if commit is not None:
+                                pending = bulk.submit(commit)
+                if judgments:
+                    commit = self._write_judgments(judgments, report)
+                    settle()
+                    if commit is not None:
+                        pending = bulk.submit(commit)
+                settle()
+                if provisions:
                     self._write_provisions(provisions, report)
-                    provisions = []
-            else:
-                report.warnings.extend((item.source_path or item.judgment_id, w) for w in item.warnings)
-                judgments.append(item)
-                if len(judgments) >= self.batch_size:
-                    self._write_judgments(judgments, report)
-                    judgments = []
-        if judgments:
-            self._write_judgments(judgments, report)
-        if provisions:
-            self._write_provisions(provisions, report)
-        # Only what this writer writes: the saved-search index is absent on a cluster without percolator.
-        self.client.indices.refresh(index=",".join(self.aliases[k] for k in ("judgments", "chunks", "provisions")))
+        finally:
+            if before:
+                self._restore_refresh(before)
+        self.client.indices.refresh(index=self._indices())
         report.seconds = time.perf_counter() - started
         return report
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 import mappings
-from backends.encoders import DEFAULT_ENCODER, encoder_dimension
+from backends.encoders import INDEX_ENCODER, encoder_dimension
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, NodeError, connect
 from backends.opensearch import indices as os_indices
 from backends.opensearch.artifacts import ArtifactError
@@ -173,7 +173,7 @@ def _index_options(
 _index_option_decorators = [
     click.option("--engine", envvar="RATIO_KNN_ENGINE", default="lucene", show_default=True,
                  type=click.Choice(mappings.ENGINES), help="k-NN engine (faiss needs native libraries)."),
-    click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True,
+    click.option("--encoder", envvar="RATIO_ENCODER", default=INDEX_ENCODER, show_default=True,
                  help="Bi-encoder whose dimension the vector fields take."),
     click.option("--dimension", type=int, help="Vector dimension (default: the encoder's)."),
     click.option("--language", default="en", show_default=True, type=click.Choice(["en", "ko", "cjk"]),
@@ -219,10 +219,11 @@ def indices_create(ctx: Context, engine: str, encoder: str, dimension: int | Non
 def indices_list(ctx: Context, as_json: bool) -> None:
     """Each alias, the index version behind it and its document count."""
     info = os_indices.describe(ctx.client(), ctx.layout)
-    table = Table("kind", "alias", "index", "documents", "dimension", "engine", "language", title="indices")
+    table = Table("kind", "alias", "index", "documents", "dimension", "engine", "language", "encoder",
+                  title="indices")
     for kind, row in info.items():
         table.add_row(kind, row["alias"], str(row["index"]), *(str(row.get(k, "")) for k in
-                      ("documents", "dimension", "engine", "language")))
+                      ("documents", "dimension", "engine", "language", "encoder")))
     _emit(info, as_json, table)
 
 

@@ -16,9 +16,10 @@ from rich.console import Console
 from rich.markup import escape
 
 import mappings
-from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
+from backends.encoders import ModelError
 from legal.roles import role_label
 from ratio.cli import Context, cli
+from ratio.encoders import search_encoders
 from ratio.llm import configured_llm, llm_options
 from search.answer import MODES, Answer, Answerer, AskOptions, Thresholds, ask
 from search.errors import QueryError
@@ -79,7 +80,7 @@ def render(answer: Answer, console: Console) -> None:
 @click.option("--reranker", envvar="RATIO_RERANKER",
               help="A sentence-transformers CrossEncoder (path or id); default: bi-encoder rescoring.")
 @llm_options
-@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@click.option("--encoder", envvar="RATIO_ENCODER", help="Query encoder (default: the one the index was built with).")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole outcome as JSON.")
 @click.pass_obj
 def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, courts: tuple[str, ...],
@@ -97,11 +98,11 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
         options = AskOptions(Thresholds(min_context, min_grounded, min_relevance), rounds,
                              context_tokens=context_tokens, allow_ungrounded=allow_ungrounded,
                              search={"courts": courts, "date_from": date_from, "date_to": date_to})
-        model = load_encoder(encoder)
+        aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+        model, rescoring = search_encoders(ctx.client(), aliases, encoder)
     except (ValueError, ModelError) as exc:
         raise click.ClickException(str(exc)) from exc
-    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
+    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
     answerer = Answerer(Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm), llm, options)
     console, progress = Console(), Console(stderr=True)
     try:

@@ -14,16 +14,20 @@ from rich.console import Console
 from rich.table import Table
 
 import mappings
-from backends.encoders import DEFAULT_ENCODER, load_encoder
+from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, STATIC_ENCODER, is_static
 from backends.llm import LLMError
 from ratio import settings
 from ratio.cli import Context, cli
+from ratio.encoders import models_dir, search_encoders
 from ratio.llm import llm_options, open_llm
 from search.benchmark import LLM_MODES, MODES, Latency, measure, percentile
 from search.execute import Searcher
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 from search.syntax import as_plain_text
+
+# The pipelines ``ratio bench index`` compares: the fast one (static sentence vectors) and the transformer one.
+BENCH_PIPELINES = {"fast": STATIC_ENCODER, "minilm": DEFAULT_ENCODER}
 
 
 def read_queries(path: Path) -> list[str]:
@@ -49,7 +53,7 @@ def bench() -> None:
 @click.option("--mode", "role_mode", type=click.Choice(["off", "boost"]), default="boost", show_default=True)
 @click.option("--rerank-top", default=50, show_default=True, help="Chunks rescored in hybrid_rerank.")
 @click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder path or id (default: bi-encoder rescoring).")
-@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@click.option("--encoder", envvar="RATIO_ENCODER", help="Query encoder (default: the one the index was built with).")
 @llm_options
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
@@ -66,10 +70,10 @@ def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int,
     except (ValueError, LLMError) as exc:
         raise click.ClickException(str(exc)) from exc
     texts = [as_plain_text(text, max_words) for text in read_queries(queries)[:limit]]
-    model = load_encoder(encoder)
-    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
     client = ctx.client()
     aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    model, rescoring = search_encoders(client, aliases, encoder)
+    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
     searcher = Searcher(client, aliases, model, reranker=scorer, llm=llm)
     requests = [SearchRequest.from_query(t, role_mode=role_mode, rerank_top=rerank_top, facets=False) for t in texts]
     results = measure(searcher, requests, MODES + (LLM_MODES if llm else ()))
@@ -138,3 +142,50 @@ def bench_api(queries: Path, url: str, api_key: str | None, limit: int | None, m
     for r in results:
         table.add_row(r.mode, str(r.queries), f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.mean_ms:.1f}")
     Console().print(table)
+
+
+@bench.command("index")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--limit", type=int, help="Index only the first N judgments (files in sorted order; statutes skipped).")
+@click.option("--pipeline", "pipelines", multiple=True, type=click.Choice(sorted(BENCH_PIPELINES)),
+              help="Pipelines to run, in order (repeatable; default: all, the default pipeline first).")
+@click.option("--batch-size", default=16, show_default=True, help="Judgments per batch.")
+@click.option("--threads", default=2, show_default=True, help="torch threads in each pipeline's process.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object; its judgments_per_s is the default pipeline's.")
+@click.pass_obj
+def bench_index_command(ctx: Context, paths: tuple[str, ...], limit: int | None, pipelines: tuple[str, ...],
+                        batch_size: int, threads: int, as_json: bool) -> None:
+    """Indexing throughput of the fast (static encoder) and the MiniLM pipeline over the same judgments.
+
+    Each pipeline runs in a fresh process into a throwaway index prefix (deleted afterwards) with a fresh
+    embedding cache, and reports judgments/s, sentences/s, the time per stage and its peak memory.
+    """
+    from indexer.benchmark import BenchSpec, bench_index, throwaway_prefix
+
+    chosen = pipelines or tuple(sorted(BENCH_PIPELINES, key=lambda name: BENCH_PIPELINES[name] != INDEX_ENCODER))
+    connection = ctx.settings()
+    specs = [BenchSpec(name=name, encoder=BENCH_PIPELINES[name], paths=paths, limit=limit, connection=connection,
+                       prefix=throwaway_prefix("bench", name), models_dir=models_dir(),
+                       cache=not is_static(BENCH_PIPELINES[name]), batch_size=batch_size, threads=threads)
+             for name in chosen]
+    results = bench_index(specs)
+    default = next((r for r in results if r.encoder == INDEX_ENCODER), results[0])
+    data = {"judgments_per_s": default.judgments_per_s, "default_pipeline": default.name,
+            "sentences_per_s": default.sentences_per_s, "pipelines": [r.as_dict() for r in results]}
+    if len(results) > 1:
+        base = next((r for r in results if r.name != default.name), None)
+        if base is not None and base.judgments_per_s > 0:
+            data["speedup"] = round(default.judgments_per_s / base.judgments_per_s, 2)
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    table = Table("pipeline", "encoder", "judgments", "sentences", "seconds", "judgments/s", "sentences/s",
+                  "parse / embed / roles / chunk / bulk s", "peak RSS MB",
+                  title=f"indexing throughput ({', '.join(paths)}{f', first {limit}' if limit else ''})")
+    for r in results:
+        split = " / ".join(f"{r.times[k]:.1f}" for k in ("parse", "embed", "roles", "chunk", "bulk"))
+        table.add_row(r.name, r.encoder, str(r.judgments), str(r.sentences), f"{r.seconds:.1f}",
+                      f"{r.judgments_per_s:.2f}", f"{r.sentences_per_s:.0f}", split, f"{r.peak_rss_mb:.0f}")
+    Console().print(table)
+    if "speedup" in data:
+        click.echo(f"{default.name} / other: {data['speedup']}x judgments/s")

@@ -20,6 +20,7 @@ from rich.table import Table
 import mappings
 from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
 from ratio.cli import Context, cli
+from ratio.encoders import search_encoders
 from ratio.llm import configured_llm, llm_options
 from search.evaluate import Evaluation, evaluate, judged, ranked_run, read_qrels, read_queries, write_report
 from search.evaluate.systems import CONFIGS, CachedReranker, LabelledReranker, Runner, filter_safety
@@ -99,7 +100,7 @@ def configs_command() -> None:
               help="A reranker for configuration hybrid_rerank:LABEL (repeatable). SPEC is a CrossEncoder folder, "
                    "'bi-encoder' (the --encoder) or 'bi-encoder:FOLDER'; WEIGHT is its blend share (default 1). "
                    "One SPEC under several labels is scored once.")
-@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@click.option("--encoder", envvar="RATIO_ENCODER", help="Query encoder (default: the one the index was built with).")
 @llm_options
 @click.pass_obj
 def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | None, qrels_path: Path | None,
@@ -119,13 +120,13 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     queries = queries[:limit]
     # Score only the queries run: the metrics count every judged query in the qrels, a missing one as 0.
     qrels = {q.qid: all_qrels[q.qid] for q in queries}
-    model = load_encoder(encoder)
-    llm = configured_llm(llm_kind, llm_model, llm_url)
-    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
     aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    model, rescoring = search_encoders(ctx.client(), aliases, encoder)
+    llm = configured_llm(llm_kind, llm_model, llm_url)
+    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
     searcher = Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm, rerank_weight=rerank_weight)
     try:
-        rerankers = labelled_rerankers(labelled, model)
+        rerankers = labelled_rerankers(labelled, rescoring)
     except (ValueError, OSError, ModelError) as exc:
         raise click.ClickException(str(exc)) from exc
     runner = Runner(searcher, max_words=max_words, candidates=candidates, rerankers=rerankers)
@@ -188,21 +189,26 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
               show_default=True, help="Folder holding the labelled datasets.")
 @click.option("--head", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="A trained role head folder (default: the shipped one).")
+@click.option("--encoder", help="Sentence encoder whose shipped head is scored (default: --head's encoder, else "
+                                "all-MiniLM-L6-v2).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
-def roles_command(data: Path, head: Path | None, out: Path) -> None:
+def roles_command(data: Path, head: Path | None, encoder: str | None, out: Path) -> None:
     """Agreement of the role labeller with gold roles: OpenNyAI dev (13 roles) and all of Law-AI (7 roles,
     mapped from the canonical set); writes roles.md and roles.json into --out."""
     import json
     from dataclasses import asdict
 
-    from backends.encoders import LazyEncoder
+    from backends.encoders import encoder_for
     from indexer.roles.data import load_law_ai, load_opennyai
     from indexer.roles.embeddings import EmbeddingCache
     from indexer.roles.evaluate import evaluate_on_law_ai, evaluate_opennyai
     from indexer.roles.labeller import RoleLabeller
+    from indexer.roles.model import HeadArtifact
     from ratio import settings
+    from ratio.encoders import models_dir
 
-    labeller = RoleLabeller.load(LazyEncoder(load_encoder), head)
+    encoder_id = encoder or (HeadArtifact.load(head).encoder_id if head else DEFAULT_ENCODER)
+    labeller = RoleLabeller.load(encoder_for(encoder_id, models_dir()), head, encoder_id=encoder_id)
     cache = EmbeddingCache(settings.cache_dir() / "roles", labeller.artifact.encoder_id)
     runs = {"OpenNyAI dev": lambda: evaluate_opennyai(labeller, load_opennyai(data / "opennyai-rhetorical-roles"
                                                                               / "dev.json"), cache),
@@ -233,7 +239,7 @@ def roles_command(data: Path, head: Path | None, out: Path) -> None:
 @click.option("--limit", type=int, help="Only the first N judged queries.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
 @click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder for the top 10 (default: bi-encoder).")
-@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@click.option("--encoder", envvar="RATIO_ENCODER", help="Query encoder (default: the one the index was built with).")
 @llm_options
 @click.pass_obj
 def provision_qa_command(ctx: Context, data: Path, queries_path: Path | None, qrels_path: Path | None,
@@ -255,8 +261,9 @@ def provision_qa_command(ctx: Context, data: Path, queries_path: Path | None, qr
     llm = configured_llm(llm_kind, llm_model, llm_url)
     if llm is None and any(m != "retrieval_top3" for m in methods):
         raise click.ClickException("parametric and question need an LLM: pass --llm local or --llm http")
-    model = load_encoder(encoder)
-    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)
+    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    _, rescoring = search_encoders(ctx.client(), aliases, encoder)
+    scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
     client, index = ctx.client(), ctx.layout.alias("provisions")
     results = []
     for method in methods:

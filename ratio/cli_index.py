@@ -13,33 +13,47 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 import mappings
-from backends.encoders import DEFAULT_ENCODER, ModelError, encoder_dimension, load_encoder
+from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, ModelError, encoder_dimension, is_static
 from backends.opensearch import create_indices, install_pipelines
+from backends.opensearch.indices import index_encoder
 from ratio import settings
 from ratio.cli import Context, cli
 from ratio.cli_alerts import report_index_alerts
+from ratio.encoders import open_encoder
 from ratio.llm import configured_llm, llm_options
 
 err = Console(stderr=True)
 
 
 def _labeller(encoder_name: str, head: str | None):
+    """The encoder and the role head trained on its vectors. A static encoder gets no embedding cache: it
+    encodes faster than a cache file is read."""
     from indexer.roles.labeller import RoleLabeller
 
     try:
-        encoder = load_encoder(encoder_name)
+        encoder = open_encoder(encoder_name)
     except ModelError as exc:
         raise click.ClickException(str(exc)) from exc
-    return RoleLabeller.load(encoder, path=Path(head) if head else None,
-                             cache_dir=settings.cache_dir() / "embeddings")
+    cache_dir = None if is_static(encoder_name) else settings.cache_dir() / "embeddings"
+    if is_static(encoder_name):
+        import torch
+
+        # torch then only runs the small role head, next to the bulk thread and often the node itself: one
+        # thread ran it 4.6x faster than two on the shared 2-core machine (docs/benchmarks.md).
+        torch.set_num_threads(1)
+    return RoleLabeller.load(encoder, path=Path(head) if head else None, cache_dir=cache_dir,
+                             encoder_id=encoder_name)
 
 
 @cli.command("index")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--source", help="Source label stored on every judgment (default: from the file format).")
 @click.option("--id-prefix", help="Prefix for judgment ids, to keep two corpora apart ('aila' gives aila:C1).")
-@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True,
-              help="Bi-encoder for sentence, chunk and provision vectors.")
+@click.option("--encoder", envvar="RATIO_ENCODER",
+              help="Encoder for sentence, chunk and provision vectors, with the role head trained on it: "
+                   f"{INDEX_ENCODER} (static, fast; the default for new indices) or {DEFAULT_ENCODER} (the "
+                   "transformer; slow on a CPU). Default: the encoder the existing indices were built with. "
+                   "Searches encode queries with the index's encoder.")
 @click.option("--role-head", type=click.Path(exists=True, file_okay=False), help="A trained role head folder.")
 @click.option("--window", default=15, show_default=True, help="Most sentences in one chunk.")
 @click.option("--overlap", default=3, show_default=True, help="Sentences shared by consecutive windows.")
@@ -52,7 +66,7 @@ def _labeller(encoder_name: str, head: str | None):
 @llm_options
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_obj
-def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: str | None, encoder: str,
+def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: str | None, encoder: str | None,
           role_head: str | None, window: int, overlap: int, batch_size: int, max_file_mb: int, strict: bool,
           refine_summaries: bool, llm_kind: str | None, llm_model: str | None, llm_url: str | None,
           as_json: bool) -> None:
@@ -74,11 +88,17 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
     if refine_summaries and llm is None:
         raise click.UsageError("--refine-summaries needs an LLM: add --llm local (or --llm http with --llm-url)")
     client = ctx.client()
+    layout = ctx.layout
+    existing = index_encoder(client, layout.alias("chunks"))
+    encoder = encoder or existing or INDEX_ENCODER
+    if existing is not None and existing != encoder:
+        raise click.ClickException(
+            f"the indices under prefix {ctx.prefix!r} hold vectors of {existing}; index with --encoder {existing}, "
+            f"or into another --prefix (searches encode queries with the index's encoder)")
     dimension = encoder_dimension(encoder)
     labeller = _labeller(encoder, role_head)
     if dimension is None:
         dimension = int(labeller.embed(["dimension probe"]).shape[1])
-    layout = ctx.layout
     create_indices(client, layout, mappings.IndexOptions(dimension=dimension, encoder=encoder,
                                                           engine=settings.Environment.read().knn_engine))
     install_pipelines(client)
@@ -135,12 +155,17 @@ def train() -> None:
 @click.option("--law-ai", type=click.Path(exists=True, file_okay=False), help="Law-AI corpus folder.")
 @click.option("--seed", default=13, show_default=True)
 @click.option("--epochs", type=int, help="Training epochs (default: the trainer's).")
-def train_roles(output: str, opennyai_train: str, law_ai: str | None, seed: int, epochs: int | None) -> None:
+@click.option("--encoder", default=DEFAULT_ENCODER, show_default=True,
+              help=f"Sentence encoder the head reads ({INDEX_ENCODER} for the fast indexer's head).")
+def train_roles(output: str, opennyai_train: str, law_ai: str | None, seed: int, epochs: int | None,
+                encoder: str) -> None:
     """Rebuild the rhetorical-role head reproducibly (same data and seed, same head)."""
     from indexer.roles import train as trainer
+    from ratio.encoders import models_dir
 
     argv = ["--output", output, "--opennyai-train", opennyai_train, "--seed", str(seed),
-            "--cache-dir", str(settings.cache_dir() / "roles")]
+            "--cache-dir", str(settings.cache_dir() / "roles"), "--encoder", encoder,
+            "--models-dir", str(models_dir())]
     if law_ai:
         argv += ["--law-ai", law_ai]
     if epochs:

@@ -13,8 +13,9 @@ from rich.markup import escape
 from rich.table import Table
 
 import mappings
-from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
+from backends.encoders import ModelError
 from ratio.cli import Context, cli
+from ratio.encoders import search_encoders
 from ratio.llm import configured_llm, llm_options
 from search.errors import QueryError
 from search.execute import Searcher, SearchResult
@@ -75,7 +76,7 @@ def _table(query: str, result: SearchResult) -> Table:
 @click.option("--provisions", default=0, help="Also list this many statute provisions (5 with --expand provisions).")
 @llm_options
 @click.option("--plain", is_flag=True, help="Search the text as plain words (for pasted facts): no operators.")
-@click.option("--encoder", envvar="RATIO_ENCODER", default=DEFAULT_ENCODER, show_default=True)
+@click.option("--encoder", envvar="RATIO_ENCODER", help="Query encoder (default: the one the index was built with).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tuple[str, ...], date_from: str | None,
@@ -96,12 +97,12 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     except QueryError as exc:
         raise click.ClickException(str(exc)) from exc
     client = ctx.client()
+    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
     try:
-        model = load_encoder(encoder)
+        model, rescoring = search_encoders(client, aliases, encoder)
     except ModelError as exc:
         raise click.ClickException(str(exc)) from exc
-    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    scorer = (CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(model)) if rerank else None
+    scorer = (CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)) if rerank else None
     llm = configured_llm(llm_kind, llm_model, llm_url) if (expand or explain) else None
     result = Searcher(client, aliases, model, reranker=scorer, llm=llm, rerank_weight=rerank_weight).search(request)
     if as_json:

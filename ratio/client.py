@@ -12,10 +12,11 @@ from functools import cached_property
 from typing import Any
 
 import mappings
-from backends.encoders import DEFAULT_ENCODER, Encoder, load_encoder
+from backends.encoders import Encoder
 from backends.llm import LLM
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
 from ratio import settings
+from ratio.encoders import search_encoders
 from ratio.llm import open_llm
 from search.answer import Answer, Answerer, AskOptions, ask
 from search.citecheck import CitationReport, check_citations
@@ -57,7 +58,7 @@ class Client:
     """Search Ratio's indices on a cluster (default: the local node)."""
 
     def __init__(self, url: str | None = None, *, user: str | None = None, password: str | None = None,
-                 verify_certs: bool = True, prefix: str = "ratio", encoder: str | Encoder = DEFAULT_ENCODER,
+                 verify_certs: bool = True, prefix: str = "ratio", encoder: str | Encoder | None = None,
                  reranker: str | Reranker | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT,
                  llm: LLM | settings.LLMSettings | None = None) -> None:
         if url is None:
@@ -90,14 +91,21 @@ class Client:
         return {kind: self.layout.alias(kind) for kind in mappings.INDEX_KINDS}
 
     @cached_property
+    def _encoders(self) -> tuple[Encoder, Encoder]:
+        """(query encoder, rescoring encoder): by default the one the index was built with (ratio.encoders)."""
+        if self._encoder is None or isinstance(self._encoder, str):
+            return search_encoders(self.client, self.aliases, self._encoder)
+        return self._encoder, self._encoder
+
+    @property
     def encoder(self) -> Encoder:
-        return load_encoder(self._encoder) if isinstance(self._encoder, str) else self._encoder
+        return self._encoders[0]
 
     @cached_property
     def reranker(self) -> Reranker:
         if isinstance(self._reranker, str):
             return CrossEncoderReranker(self._reranker)
-        return self._reranker or BiEncoderRescorer(self.encoder)
+        return self._reranker or BiEncoderRescorer(self._encoders[1])
 
     @cached_property
     def llm(self) -> LLM | None:

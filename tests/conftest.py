@@ -174,3 +174,17 @@ def llm_server(small_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> It
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+# ---------------------------------------------------------------- the fast indexer's static encoder
+
+
+@pytest.fixture(scope="session")
+def static_encoder():
+    """The static encoder, distilled offline from the packaged MiniLM into the user's models folder on first
+    use (one to three minutes once per machine), verified by its sha256 on every load."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from backends.encoders import STATIC_ENCODER, load_encoder
+
+    return load_encoder(STATIC_ENCODER, models_dir=settings.home_dir() / "models")

@@ -179,6 +179,20 @@ def upgrade_index(
             "old_deleted": delete_old}
 
 
+def index_encoder(client: OpenSearch, alias: str) -> str | None:
+    """The encoder id an index's vectors come from (its ``_meta.encoder``); None when the index is missing
+    or does not say."""
+    try:
+        found = client.indices.get_mapping(index=alias)
+    except NotFoundError:
+        return None
+    for body in found.values():
+        encoder = body["mappings"].get("_meta", {}).get("encoder")
+        if encoder:
+            return str(encoder)
+    return None
+
+
 def describe(client: OpenSearch, layout: IndexLayout) -> dict[str, dict[str, Any]]:
     """Alias → physical index, document count and vector settings, for every Ratio index kind."""
     info: dict[str, dict[str, Any]] = {}
@@ -196,5 +210,6 @@ def describe(client: OpenSearch, layout: IndexLayout) -> dict[str, dict[str, Any
             "dimension": vector["dimension"] if vector else None,
             "engine": vector["method"]["engine"] if vector else None,
             "language": meta.get("_meta", {}).get("language"),
+            "encoder": meta.get("_meta", {}).get("encoder"),
         }
     return info

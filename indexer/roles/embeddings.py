@@ -69,9 +69,13 @@ class EmbeddingCache:
         if cached is not None:
             return cached
         vectors = encode_sentences(encoder, sentences, batch_size=batch_size)
+        self.put(sentences, vectors)
+        return vectors
+
+    def put(self, sentences: Sequence[str], vectors: np.ndarray) -> None:
+        """Store a judgment's vectors (written to a temporary name first, so a reader never sees half)."""
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.path_for(sentences)
         tmp = path.with_suffix(".tmp.npy")
         np.save(tmp, vectors)
         tmp.replace(path)
-        return vectors

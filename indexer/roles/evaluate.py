@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support
 
-from backends.encoders import DEFAULT_ENCODER, Encoder, LazyEncoder, load_encoder
+from backends.encoders import DEFAULT_ENCODER, Encoder, encoder_for
 from indexer.roles.data import LabelledJudgment, load_law_ai, load_opennyai
 from indexer.roles.embeddings import EmbeddingCache
 from indexer.roles.features import load_feature_set
@@ -224,6 +224,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=Path.home() / ".cache" / "ratio" / "roles")
     parser.add_argument("--head", type=Path, help="head directory (default: the shipped head)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    parser.add_argument("--encoder", default=DEFAULT_ENCODER,
+                        help="sentence encoder; its shipped head is scored unless --head is given")
+    parser.add_argument("--models-dir", type=Path, help="where a static encoder lives (Ratio's models folder)")
     commands = parser.add_subparsers(dest="command", required=True)
     dev = commands.add_parser("opennyai", help="score on OpenNyAI dev (13 labels)")
     dev.add_argument("--dev", type=Path, required=True)
@@ -240,7 +243,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     torch.set_num_threads(2)
-    encoder = LazyEncoder(load_encoder)
+    encoder_id = HeadArtifact.load(args.head).encoder_id if args.head else args.encoder
+    encoder = encoder_for(encoder_id, args.models_dir)
     result: dict
     if args.command == "law-ai-cv":
         settings = TrainSettings(**{name: getattr(args, name) for name in asdict(TrainSettings())})
@@ -250,13 +254,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             encoder,
             settings,
             args.opennyai_train,
+            encoder_id=encoder_id,
             log=lambda line: print(line, flush=True),
         )
         print(scores.markdown())
         print(json.dumps(scores.extra, indent=1))
         result = asdict(scores)
     else:
-        labeller = RoleLabeller.load(encoder, args.head)
+        labeller = RoleLabeller.load(encoder, args.head, encoder_id=encoder_id)
         cache = EmbeddingCache(args.cache_dir, labeller.artifact.encoder_id)
         if args.command == "opennyai":
             scores = evaluate_opennyai(labeller, load_opennyai(args.dev), cache)

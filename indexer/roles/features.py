@@ -32,12 +32,26 @@ POSITION_AND_SHAPE = (
 )
 
 
+_GROUP_FLAG = re.compile(r"(?<!\\)\(\?")  # "(?" opening a lookaround or flag group, not an optional "\("
+_SEPARATOR = "\x00"  # joins a judgment's sentences for one regex pass per cue (a match holding it spans two)
+_ASCII_UPPER = {code: None for code in range(ord("A"), ord("Z") + 1)}
+_ASCII_LOWER = {code: None for code in range(ord("a"), ord("z") + 1)}
+_ASCII_DIGITS = {code: None for code in range(ord("0"), ord("9") + 1)}
+
+
 @dataclass(frozen=True)
 class Cue:
     """A named regex whose match gives a 0/1 feature."""
 
     name: str
     pattern: re.Pattern[str]
+
+    @property
+    def anchored(self) -> bool:
+        """Whether the pattern looks at string ends or around its match (``^``, ``$``, ``\\A``, ``\\Z``,
+        ``\\B``, any ``(?`` group): such a cue is searched sentence by sentence."""
+        source = self.pattern.pattern
+        return any(token in source for token in ("^", "$", "\\A", "\\Z", "\\B")) or bool(_GROUP_FLAG.search(source))
 
 
 @dataclass(frozen=True)
@@ -66,7 +80,13 @@ class FeatureSet:
         }
 
     def compute(self, sentences: Sequence[str]) -> np.ndarray:
-        """Return a float32 array (len(sentences), size)."""
+        """Return a float32 array (len(sentences), size).
+
+        Fast paths that give exactly what a sentence-by-sentence loop gives: an unanchored cue is run once
+        over the sentences joined by a separator no cue can match (so no match spans two sentences, and each
+        sentence is scanned from its start), and case and digit shares of ASCII sentences are counted by
+        deleting character ranges rather than testing characters one by one.
+        """
         count = len(sentences)
         out = np.zeros((count, self.size), dtype=np.float32)
         if count == 0:
@@ -75,9 +95,7 @@ class FeatureSet:
         base = len(POSITION_AND_SHAPE)
         for index, sentence in enumerate(sentences):
             position = index / max(count - 1, 1)
-            letters = [ch for ch in sentence if ch.isalpha()]
-            upper = sum(ch.isupper() for ch in letters) / len(letters) if letters else 0.0
-            digits = sum(ch.isdigit() for ch in sentence) / len(sentence) if sentence else 0.0
+            upper, digits = _shares(sentence)
             words = len(sentence.split())
             out[index, :base] = (
                 position,
@@ -91,10 +109,37 @@ class FeatureSet:
                 upper,
                 digits,
             )
-            for column, cue in enumerate(self.cues, start=base):
+        joined = _SEPARATOR.join(sentences)
+        separable = _SEPARATOR not in "".join(sentences)
+        starts = np.cumsum([0] + [len(sentence) + 1 for sentence in sentences[:-1]])
+        for column, cue in enumerate(self.cues, start=base):
+            if separable and not cue.anchored:
+                matches = list(cue.pattern.finditer(joined))
+                # A match holding the separator (through ``.``, ``\\W``, a negated class) spans sentences:
+                # then this cue is searched sentence by sentence after all.
+                if not any(_SEPARATOR in match.group() for match in matches):
+                    if matches:
+                        hits = [match.start() for match in matches]
+                        out[np.searchsorted(starts, hits, side="right") - 1, column] = 1.0
+                    continue
+            for index, sentence in enumerate(sentences):
                 if cue.pattern.search(sentence):
                     out[index, column] = 1.0
         return out
+
+
+def _shares(sentence: str) -> tuple[float, float]:
+    """Share of capitals among letters, and of digits among characters."""
+    if sentence.isascii():
+        length = len(sentence)
+        upper = length - len(sentence.translate(_ASCII_UPPER))
+        letters = upper + length - len(sentence.translate(_ASCII_LOWER))
+        digits = length - len(sentence.translate(_ASCII_DIGITS))
+        return (upper / letters if letters else 0.0), (digits / length if length else 0.0)
+    letters = [ch for ch in sentence if ch.isalpha()]
+    upper = sum(ch.isupper() for ch in letters) / len(letters) if letters else 0.0
+    digits = sum(ch.isdigit() for ch in sentence) / len(sentence) if sentence else 0.0
+    return upper, digits
 
 
 def _flags_from_text(text: str) -> int:

@@ -14,6 +14,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
@@ -150,6 +151,36 @@ class HeadArtifact:
         training["merged_from"] = len(artifacts)
         members = tuple(member for artifact in artifacts for member in artifact.members)
         return cls(first.labels, first.scheme, first.encoder_id, first.head, first.features, members, training)
+
+    @torch.no_grad()
+    def probabilities_batch(self, inputs: list[np.ndarray], max_steps: int = 16384) -> list[np.ndarray]:
+        """Member-averaged probabilities for several judgments' (time, embedding+features) inputs.
+
+        Judgments are sorted by length and run in padded batches (at most ``max_steps`` padded time steps
+        per batch); packing keeps padding out of the GRU, so each judgment gets what it would alone.
+        """
+        order = sorted(range(len(inputs)), key=lambda i: inputs[i].shape[0])
+        out: list[np.ndarray] = [np.zeros((0, len(self.labels)), dtype=np.float32)] * len(inputs)
+        start = 0
+        while start < len(order):
+            end = start + 1
+            while end < len(order) and inputs[order[end]].shape[0] * (end - start + 1) <= max_steps:
+                end += 1
+            group = order[start:end]
+            longest = inputs[group[-1]].shape[0]
+            batch = torch.zeros((len(group), longest, inputs[group[0]].shape[1]))
+            for row, index in enumerate(group):
+                batch[row, : inputs[index].shape[0]] = torch.from_numpy(inputs[index])
+            lengths = torch.tensor([inputs[index].shape[0] for index in group])
+            total = torch.zeros((len(group), longest, len(self.labels)))
+            for member in self.members:
+                member.eval()
+                total += torch.softmax(member(batch, lengths), dim=-1)
+            total /= len(self.members)
+            for row, index in enumerate(group):
+                out[index] = total[row, : inputs[index].shape[0]].numpy()
+            start = end
+        return out
 
     @torch.no_grad()
     def probabilities(self, inputs: torch.Tensor) -> torch.Tensor:

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from backends.encoders import DEFAULT_ENCODER, Encoder, LazyEncoder, load_encoder
+from backends.encoders import DEFAULT_ENCODER, Encoder, encoder_for
 from indexer.roles.data import LabelledJudgment, load_law_ai, load_opennyai
 from indexer.roles.embeddings import EmbeddingCache
 from indexer.roles.features import FeatureSet, load_feature_set
@@ -258,15 +258,17 @@ def train(
     max_documents: int | None = None,
     features: FeatureSet | None = None,
     log: Callable[[str], None] = print,
+    threads: int = 2,
 ) -> HeadArtifact:
     """Train a role head and save it to ``output``; returns the saved artifact.
 
     ``opennyai_train`` is OpenNyAI's train split (never dev). ``law_ai_dir`` adds the Law-AI judgments with
     set-valued targets. ``cache_dir`` holds the sentence vectors; ``encoder`` fills cache misses.
-    ``max_documents`` keeps only the first judgments of each corpus (for smoke tests).
+    ``max_documents`` keeps only the first judgments of each corpus (for smoke tests). ``threads`` is torch's
+    thread count: on a busy machine one thread trains many times faster than two competing for the cores.
     """
     settings = settings or TrainSettings()
-    torch.set_num_threads(2)
+    torch.set_num_threads(threads)
     role_set = load_role_set()
     features = features or load_feature_set()
     cache = EmbeddingCache(Path(cache_dir), encoder_id)
@@ -330,6 +332,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="sentence-vector cache (default ~/.cache/ratio/roles)",
     )
     parser.add_argument("--max-documents", type=int, help="use only the first N judgments of each corpus")
+    parser.add_argument("--encoder", default=DEFAULT_ENCODER,
+                        help=f"sentence encoder id or path (default {DEFAULT_ENCODER})")
+    parser.add_argument("--models-dir", type=Path, help="where a static encoder lives (Ratio's models folder)")
+    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument(
         "--merge", type=Path, nargs="+", metavar="HEAD", help="join these trained heads into --output; no training"
     )
@@ -349,10 +355,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.cache_dir,
         law_ai_dir=args.law_ai,
         scheme=args.scheme,
-        encoder=LazyEncoder(load_encoder),
+        encoder=encoder_for(args.encoder, args.models_dir),
+        encoder_id=args.encoder,
         settings=settings,
         max_documents=args.max_documents,
         log=lambda line: print(line, flush=True),
+        threads=args.threads,
     )
     print(json.dumps({"output": str(args.output)}))
     return 0

@@ -7,6 +7,7 @@ import json
 from click.testing import CliRunner
 from opensearchpy import OpenSearch
 
+from backends.encoders import INDEX_ENCODER
 from backends.opensearch import ConnectionSettings, IndexLayout
 from ratio.cli import cli
 
@@ -24,7 +25,8 @@ def test_indices_create_list_and_status(opensearch_settings, client: OpenSearch,
     assert all(report["indices"][kind]["created"] for kind in ("judgments", "chunks", "provisions"))
     listed = json.loads(run(opensearch_settings, "--prefix", layout.prefix, "indices", "list", "--json").output)
     assert listed["chunks"] == {"alias": f"{layout.prefix}-chunks", "index": f"{layout.prefix}-chunks-v1",
-                                "documents": 0, "dimension": 384, "engine": "lucene", "language": "en"}
+                                "documents": 0, "dimension": 256, "engine": "lucene", "language": "en",
+                                "encoder": INDEX_ENCODER}  # the static encoder: what ratio index uses by default
     status = run(opensearch_settings, "--prefix", layout.prefix, "status", "--json")
     assert status.exit_code == 0
     data = json.loads(status.output)
