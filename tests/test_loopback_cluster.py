@@ -1,0 +1,73 @@
+"""The loopback cluster's shape and the members' configuration, and several node URLs in one setting; no
+node is started here (tests/failover starts and kills real ones)."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+
+import pytest
+
+from backends.opensearch import ConnectionSettings
+from backends.opensearch.cluster import ClusterSpec, LocalCluster, free_port_ranges
+from backends.opensearch.node import NodeError
+
+
+def _cluster(tmp_path) -> LocalCluster:
+    return LocalCluster(tmp_path / "cluster", tmp_path / "cache", install_home=tmp_path / "install")
+
+
+def test_the_shape_is_recorded_and_gives_each_member_its_own_ports_name_and_home(tmp_path) -> None:
+    cluster = _cluster(tmp_path)
+    assert cluster.spec() is None and cluster.members() == [] and cluster.status()["created"] is False
+    spec = cluster.create(3, http_port=29511, transport_port=29611, heap_mb=512)
+    assert json.loads(cluster.spec_path.read_text())["nodes"] == 3 and cluster.spec() == spec
+    members = cluster.members()
+    assert [m.node_name for m in members] == ["ratio-cluster-1", "ratio-cluster-2", "ratio-cluster-3"]
+    assert [(m.port, m.transport_port) for m in members] == [(29511, 29611), (29512, 29612), (29513, 29613)]
+    assert len({m.home for m in members}) == 3 and all(m.install_home == tmp_path / "install" for m in members)
+    assert members[0].seed_hosts == ("127.0.0.1:29611", "127.0.0.1:29612", "127.0.0.1:29613")
+    assert members[0].initial_cluster_managers == tuple(m.node_name for m in members)
+    discovery = members[0]._discovery()
+    assert discovery["discovery.seed_hosts"] == list(members[0].seed_hosts) and "discovery.type" not in discovery
+    assert discovery["cluster.initial_cluster_manager_nodes"] == [m.node_name for m in members]
+    assert cluster.urls == ["http://127.0.0.1:29511", "http://127.0.0.1:29512", "http://127.0.0.1:29513"]
+    status = cluster.status()
+    assert [row["running"] for row in status["members"]] == [False] * 3 and status["health"] is None
+
+
+def test_a_recorded_shape_is_kept_and_a_different_one_refused(tmp_path) -> None:
+    cluster = _cluster(tmp_path)
+    cluster.create(3, http_port=29521, transport_port=29621)
+    assert cluster.create().nodes == 3, "no options: the recorded shape"
+    with pytest.raises(NodeError, match=re.escape("differs in {'nodes': 5}")):
+        cluster.create(5)
+    with pytest.raises(NodeError, match="nodes 1 to 3"):
+        cluster.member(4)
+
+
+def test_default_ports_skip_a_taken_range(tmp_path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        http_port, _ = free_port_ranges(3, taken - 1, taken + 1000)
+        assert taken not in range(http_port, http_port + 3) and http_port > taken - 1
+
+
+def test_a_single_member_is_a_single_node_cluster_and_bad_shapes_are_refused(tmp_path) -> None:
+    cluster = _cluster(tmp_path)
+    cluster.create(1, http_port=29531, transport_port=29631)
+    assert cluster.member(1)._discovery() == {"discovery.type": "single-node"}
+    for bad in ({"nodes": 0}, {"nodes": 10}, {"heap_mb": 128}, {"http_port": 9300, "transport_port": 9301}):
+        with pytest.raises(ValueError):
+            ClusterSpec(**bad)
+
+
+def test_a_url_may_name_several_nodes() -> None:
+    settings = ConnectionSettings("http://127.0.0.1:9201, http://127.0.0.1:9202,http://127.0.0.1:9203")
+    assert settings.hosts == ["http://127.0.0.1:9201", "http://127.0.0.1:9202", "http://127.0.0.1:9203"]
+    assert ConnectionSettings("http://127.0.0.1:9200").hosts == ["http://127.0.0.1:9200"]
+    with pytest.raises(ValueError, match="empty"):
+        _ = ConnectionSettings(" , ").hosts
