@@ -50,8 +50,10 @@ def cluster_start(nodes: int | None, port: int | None, transport_port: int | Non
     if as_json:
         _emit(info, True)
         return
-    click.echo(f"OpenSearch {info['version']} cluster {info['name']}: {info['nodes_joined']} nodes, "
-               f"{info['health']}, cluster manager {info['cluster_manager']} (formed in {info['form_seconds']}s)")
+    started = (f"started {', '.join(info['started'])} in {info['form_seconds']}s" if info["started"]
+               else "already running")
+    click.echo(f"OpenSearch {info['version']} cluster {info['name']}: {started}; {info['nodes_joined']} nodes, "
+               f"{info['health']}, cluster manager {info['cluster_manager']}")
     click.echo(f"export OPENSEARCH_URL={','.join(info['urls'])}")
 
 

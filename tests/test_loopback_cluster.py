@@ -8,10 +8,12 @@ import re
 import socket
 
 import pytest
+from click.testing import CliRunner
 
 from backends.opensearch import ConnectionSettings
 from backends.opensearch.cluster import ClusterSpec, LocalCluster, free_port_ranges
 from backends.opensearch.node import NodeError
+from ratio.cli import cli
 
 
 def _cluster(tmp_path) -> LocalCluster:
@@ -71,3 +73,21 @@ def test_a_url_may_name_several_nodes() -> None:
     assert ConnectionSettings("http://127.0.0.1:9200").hosts == ["http://127.0.0.1:9200"]
     with pytest.raises(ValueError, match="empty"):
         _ = ConnectionSettings(" , ").hosts
+
+
+def test_cli_status_and_a_taken_port(tmp_path) -> None:
+    env = {"RATIO_HOME": str(tmp_path)}
+    result = CliRunner().invoke(cli, ["opensearch", "cluster", "status"], env=env)
+    assert result.exit_code == 0 and "no cluster yet" in result.output
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        result = CliRunner().invoke(cli, ["opensearch", "cluster", "start", "--port", str(port),
+                                          "--transport-port", str(port + 100)], env=env)
+    assert result.exit_code == 1
+    assert f"ratio-cluster-1's HTTP port {port} on 127.0.0.1 is taken" in result.output
+    assert not (tmp_path / "opensearch").exists(), "nothing was installed or started"
+    status = json.loads(CliRunner().invoke(cli, ["opensearch", "cluster", "status", "--json"], env=env).output)
+    assert status["http_port"] == port and [m["running"] for m in status["members"]] == [False] * 3
+    assert CliRunner().invoke(cli, ["opensearch", "cluster", "stop"], env=env).output.strip() == "not running"

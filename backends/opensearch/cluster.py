@@ -23,7 +23,7 @@ from typing import Any
 import requests
 
 from backends.opensearch.install import Manifest
-from backends.opensearch.node import LocalNode, NodeError, port_is_free
+from backends.opensearch.node import LocalNode, NodeError, claim_port, port_is_free
 
 SPEC_FILE = "cluster.json"
 DEFAULT_HTTP_PORT = 9201  # beside a single local node on 9200
@@ -156,11 +156,15 @@ class LocalCluster:
               heap_mb: int | None = None, timeout: float = 300.0, progress: Any = None) -> dict[str, Any]:
         """Start every member that is not running and wait until all have joined and health is green or yellow.
 
-        Returns the status (:meth:`status`) with ``form_seconds``, the time from the first launch to a
-        cluster of all members.
+        Returns the status (:meth:`status`) with ``started`` (the members launched now) and ``form_seconds``,
+        the time from their launch until all members were in the cluster.
         """
         self.create(nodes, http_port=http_port, transport_port=transport_port, heap_mb=heap_mb)
         members = self.members()
+        for node in members:  # a taken port fails at once, before any download or launch
+            if node.state() is None:
+                claim_port(node.port, f"{node.node_name}'s HTTP")
+                claim_port(node.transport_port, f"{node.node_name}'s transport")
         members[0].install(progress=progress)
         started = time.monotonic()
         launched = [(node, node.launch()[0]) for node in members if node.state() is None]
@@ -172,6 +176,7 @@ class LocalCluster:
                 node.stop()
             raise
         info = self.status()
+        info["started"] = [node.node_name for node, _ in launched]
         info["form_seconds"] = round(time.monotonic() - started, 2)
         return info
 
