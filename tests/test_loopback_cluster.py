@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from backends.opensearch import ConnectionSettings
+from backends.opensearch.client import lost_shards
 from backends.opensearch.cluster import ClusterSpec, LocalCluster, free_port_ranges
 from backends.opensearch.node import NodeError
 from ratio.cli import cli
@@ -91,3 +92,28 @@ def test_cli_status_and_a_taken_port(tmp_path) -> None:
     status = json.loads(CliRunner().invoke(cli, ["opensearch", "cluster", "status", "--json"], env=env).output)
     assert status["http_port"] == port and [m["running"] for m in status["members"]] == [False] * 3
     assert CliRunner().invoke(cli, ["opensearch", "cluster", "stop"], env=env).output.strip() == "not running"
+
+
+def _failure(kind: str, caused_by: str | None = None) -> dict:
+    reason = {"type": kind, "reason": "[ratio-cluster-2][127.0.0.1:29302][indices:data/read/search[phase/fetch/id]]"}
+    if caused_by:
+        reason["caused_by"] = {"type": caused_by, "reason": "disconnected"}
+    return {"shard": 1, "index": "ratio-test-chunks-v1", "node": "x", "reason": reason}
+
+
+def _answer(*failures: dict) -> dict:
+    return {"_shards": {"total": 3, "successful": 3 - len(failures), "skipped": 0, "failed": len(failures),
+                        "failures": list(failures)}, "hits": {"hits": []}}
+
+
+def test_a_search_that_lost_shards_to_a_departing_node_is_told_apart() -> None:
+    """What the kill test saw once: a node killed between a search's query and fetch phases left a 200 with
+    two of three shards failed ("disconnected"). Only such answers are asked again, never a query error."""
+    assert lost_shards(_answer(_failure("node_disconnected_exception"), _failure("node_not_connected_exception")))
+    assert lost_shards(_answer(_failure("transport_exception", caused_by="node_closed_exception")))
+    assert lost_shards({"responses": [_answer(), _answer(_failure("search_context_missing_exception"))]})
+    assert not lost_shards(_answer())
+    assert not lost_shards(_answer(_failure("query_shard_exception")))
+    assert not lost_shards(_answer(_failure("node_disconnected_exception"), _failure("query_shard_exception")))
+    assert not lost_shards({"_shards": {"total": 3, "successful": 2, "failed": 1}}), "no failures listed: unknown"
+    assert not lost_shards({"acknowledged": True}) and not lost_shards(b"raw")

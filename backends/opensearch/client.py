@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from opensearchpy import OpenSearch
+from opensearchpy import OpenSearch, Transport
+
+# Shard failures that say "a node left while this request ran", not "this request is wrong": the shard's other
+# copies are still there, and asking again reaches them. (A search's query phase already moves to another copy
+# by itself; its fetch phase must go back to the copy that ran the query, so a node lost between the two
+# phases leaves a partial answer with HTTP 200.)
+NODE_LOSS_FAILURES = frozenset({
+    "node_disconnected_exception", "node_not_connected_exception", "node_closed_exception",
+    "connect_transport_exception", "send_request_transport_exception", "search_context_missing_exception",
+    "no_shard_available_action_exception",
+})
+_SHARD_READS = re.compile(r"/_(?:search|msearch|count)$")  # not _search/scroll: a lost scroll cannot be resumed
 
 
 @dataclass(frozen=True)
@@ -36,12 +51,57 @@ class ConnectionSettings:
         return hosts
 
 
+def lost_shards(answer: Any) -> bool:
+    """Whether a search, msearch or count answer lacks shards only because a node left during the request."""
+    answers = answer.get("responses") if isinstance(answer, dict) and "responses" in answer else [answer]
+    lost = False
+    for item in answers:
+        shards = item.get("_shards") if isinstance(item, dict) else None
+        if not shards or not shards.get("failed"):
+            continue
+        failures = shards.get("failures") or []
+        if not failures or any(_failure_type(f) not in NODE_LOSS_FAILURES for f in failures):
+            return False
+        lost = True
+    return lost
+
+
+def _failure_type(failure: dict[str, Any]) -> str | None:
+    reason = failure.get("reason") or {}
+    while isinstance(reason, dict):
+        if reason.get("type") in NODE_LOSS_FAILURES or not isinstance(reason.get("caused_by"), dict):
+            return reason.get("type")
+        reason = reason["caused_by"]
+    return None
+
+
+class NodeLossTransport(Transport):
+    """opensearch-py's transport, which also asks a search again (up to ``partial_retries`` times, briefly
+    backing off) when its answer lacks shards only because a node left mid-request (:func:`lost_shards`)."""
+
+    partial_retries = 3
+
+    def perform_request(self, method: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,
+                        timeout: float | None = None, ignore: Collection[int] = (),
+                        headers: Mapping[str, str] | None = None) -> Any:
+        attempt = 0
+        while True:
+            answer = super().perform_request(method, url, params=dict(params) if params else params, body=body,
+                                             timeout=timeout, ignore=ignore, headers=headers)
+            again = attempt < self.partial_retries and _SHARD_READS.search(url.split("?")[0]) and lost_shards(answer)
+            if not again:
+                return answer
+            attempt += 1
+            time.sleep(0.25 * attempt)
+
+
 def connect(settings: ConnectionSettings) -> OpenSearch:
     """An opensearch-py client for ``settings`` (no request is made here).
 
     A request that meets a connection error, a timeout or a 502/503/504 is sent again, to another node when
     there are several (the failed one is left out for a while), up to ``max_retries`` times: enough to get
-    past one lost node of three. Longer outages are the caller's to retry (the indexer does, with backoff).
+    past one lost node of three; so is a search whose answer lost shards to a departing node
+    (:class:`NodeLossTransport`). Longer outages are the caller's to retry (the indexer does, with backoff).
     """
     auth = (settings.user, settings.password or "") if settings.user else None
     return OpenSearch(
@@ -55,6 +115,7 @@ def connect(settings: ConnectionSettings) -> OpenSearch:
         retry_on_status=(502, 503, 504),
         max_retries=3,
         http_compress=True,
+        transport_class=NodeLossTransport,
     )
 
 
