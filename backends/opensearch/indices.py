@@ -53,9 +53,8 @@ class IndexLayout:
 
 
 def data_nodes(client: OpenSearch) -> int:
-    """How many nodes of the cluster hold data."""
-    nodes = client.nodes.info(node_id="_all", metric="_none")["nodes"]
-    return sum(1 for node in nodes.values() if "data" in node.get("roles", ()))
+    """How many nodes of the cluster hold data (from cluster health: the least privilege that says so)."""
+    return int(client.cluster.health()["number_of_data_nodes"])
 
 
 def fit_to_cluster(client: OpenSearch, options: mappings.IndexOptions, *, shards: int | None = None,
