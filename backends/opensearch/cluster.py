@@ -185,7 +185,8 @@ class LocalCluster:
         node = self.member(number)
         started = time.monotonic()
         if node.state() is None:
-            self.wait(self._spec().nodes, timeout=timeout, launched=[(node, node.launch()[0])], url=f"http://127.0.0.1:{node.port}")
+            self.wait(self._spec().nodes, timeout=timeout, launched=[(node, node.launch()[0])],
+                      url=f"http://127.0.0.1:{node.port}")
         return round(time.monotonic() - started, 2)
 
     def stop_node(self, number: int) -> bool:
