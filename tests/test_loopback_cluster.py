@@ -9,9 +9,10 @@ import socket
 
 import pytest
 from click.testing import CliRunner
+from opensearchpy.exceptions import TransportError
 
 from backends.opensearch import ConnectionSettings
-from backends.opensearch.client import lost_shards
+from backends.opensearch.client import lost_shards, lost_shards_error
 from backends.opensearch.cluster import ClusterSpec, LocalCluster, free_port_ranges
 from backends.opensearch.node import NodeError
 from ratio.cli import cli
@@ -117,3 +118,19 @@ def test_a_search_that_lost_shards_to_a_departing_node_is_told_apart() -> None:
     assert not lost_shards(_answer(_failure("node_disconnected_exception"), _failure("query_shard_exception")))
     assert not lost_shards({"_shards": {"total": 3, "successful": 2, "failed": 1}}), "no failures listed: unknown"
     assert not lost_shards({"acknowledged": True}) and not lost_shards(b"raw")
+
+
+def _error(*failures: dict) -> TransportError:
+    body = {"error": {"root_cause": [], "type": "search_phase_execution_exception", "reason": "all shards failed",
+                      "phase": "fetch", "grouped": True, "failed_shards": list(failures)}, "status": 500}
+    return TransportError(500, "search_phase_execution_exception", body)
+
+
+def test_a_search_that_failed_only_because_a_node_left_is_told_apart() -> None:
+    """What the rolling restart saw once: a 500 search_phase_execution_exception while a node was stopping."""
+    assert lost_shards_error(_error(_failure("node_closed_exception"), _failure("transport_exception")))
+    assert lost_shards_error(_error(_failure("illegal_state_exception", caused_by="node_disconnected_exception")))
+    assert not lost_shards_error(_error(_failure("query_shard_exception")))
+    assert not lost_shards_error(_error())
+    assert not lost_shards_error(TransportError(400, "parsing_exception", {"error": {"type": "parsing_exception"}}))
+    assert not lost_shards_error(TransportError(500, "N/A", "not json"))

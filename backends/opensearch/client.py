@@ -9,15 +9,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from opensearchpy import OpenSearch, Transport
+from opensearchpy.exceptions import TransportError
 
-# Shard failures that say "a node left while this request ran", not "this request is wrong": the shard's other
-# copies are still there, and asking again reaches them. (A search's query phase already moves to another copy
-# by itself; its fetch phase must go back to the copy that ran the query, so a node lost between the two
-# phases leaves a partial answer with HTTP 200.)
+# Shard failures that say "a node left while this request ran" (killed, or closing its shards and transport in
+# a graceful stop), not "this request is wrong": the shard's other copies are still there, and asking again
+# reaches them. A search's query phase moves to another copy by itself; its fetch phase must go back to the
+# copy that ran the query, so a node lost between the two phases leaves a partial answer (HTTP 200 with failed
+# shards) or, when every shard failed that way, a search_phase_execution_exception (500 or 503).
 NODE_LOSS_FAILURES = frozenset({
     "node_disconnected_exception", "node_not_connected_exception", "node_closed_exception",
-    "connect_transport_exception", "send_request_transport_exception", "search_context_missing_exception",
-    "no_shard_available_action_exception",
+    "connect_transport_exception", "send_request_transport_exception", "transport_exception",
+    "search_context_missing_exception", "no_shard_available_action_exception", "shard_not_found_exception",
+    "index_shard_closed_exception", "illegal_index_shard_state_exception", "already_closed_exception",
 })
 _SHARD_READS = re.compile(r"/_(?:search|msearch|count)$")  # not _search/scroll: a lost scroll cannot be resumed
 
@@ -66,6 +69,15 @@ def lost_shards(answer: Any) -> bool:
     return lost
 
 
+def lost_shards_error(exc: TransportError) -> bool:
+    """Whether a failed search failed only because a node left during it (every shard's failure says so)."""
+    error = exc.info.get("error") if isinstance(exc.info, dict) else None
+    if not isinstance(error, dict) or error.get("type") != "search_phase_execution_exception":
+        return False
+    failures = error.get("failed_shards") or []
+    return bool(failures) and all(_failure_type(f) in NODE_LOSS_FAILURES for f in failures)
+
+
 def _failure_type(failure: dict[str, Any]) -> str | None:
     reason = failure.get("reason") or {}
     while isinstance(reason, dict):
@@ -77,20 +89,26 @@ def _failure_type(failure: dict[str, Any]) -> str | None:
 
 class NodeLossTransport(Transport):
     """opensearch-py's transport, which also asks a search again (up to ``partial_retries`` times, briefly
-    backing off) when its answer lacks shards only because a node left mid-request (:func:`lost_shards`)."""
+    backing off) when its answer lacks shards only because a node left mid-request (:func:`lost_shards`), or
+    when it failed for that reason alone (:func:`lost_shards_error`)."""
 
     partial_retries = 3
 
     def perform_request(self, method: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,
                         timeout: float | None = None, ignore: Collection[int] = (),
                         headers: Mapping[str, str] | None = None) -> Any:
+        reads_shards = bool(_SHARD_READS.search(url.split("?")[0]))
         attempt = 0
         while True:
-            answer = super().perform_request(method, url, params=dict(params) if params else params, body=body,
-                                             timeout=timeout, ignore=ignore, headers=headers)
-            again = attempt < self.partial_retries and _SHARD_READS.search(url.split("?")[0]) and lost_shards(answer)
-            if not again:
-                return answer
+            try:
+                answer = super().perform_request(method, url, params=dict(params) if params else params, body=body,
+                                                 timeout=timeout, ignore=ignore, headers=headers)
+            except TransportError as exc:
+                if not (reads_shards and attempt < self.partial_retries and lost_shards_error(exc)):
+                    raise
+            else:
+                if not (reads_shards and attempt < self.partial_retries and lost_shards(answer)):
+                    return answer
             attempt += 1
             time.sleep(0.25 * attempt)
 

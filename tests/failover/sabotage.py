@@ -47,19 +47,36 @@ def kill_node(node: LocalNode) -> int:
 
 class KillBefore:
     """The real pipeline, with one act of sabotage: just before it processes its ``n``-th judgment it calls
-    ``kill``, so the writes of that judgment's batch (its chunks, then its commit record) meet the loss."""
+    ``kill``, so the writes of that judgment's batch (its chunks, then its commit records) meet the loss."""
 
     def __init__(self, pipeline: Any, n: int, kill: Callable[[], Any]) -> None:
         self.pipeline, self.n, self.kill, self.calls = pipeline, n, kill, 0
+        self.seen: list[Any] = []  # the judgments processed before the kill
+
+    def process_many(self, judgments: Any) -> Any:
+        before, self.calls = self.calls, self.calls + len(judgments)
+        if before < self.n <= self.calls:
+            self.kill()
+        elif self.calls < self.n:
+            self.seen.extend(judgments)
+        return self.pipeline.process_many(judgments)
 
     def process(self, judgment: Any) -> Any:
-        self.calls += 1
-        if self.calls == self.n:
-            self.kill()
-        return self.pipeline.process(judgment)
+        return self.process_many([judgment])[0]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.pipeline, name)
+
+
+def wait_committed(client: OpenSearch, alias: str, ids: list[str], timeout: float = 120.0) -> None:
+    """Wait until every id has its judgment document (a realtime get: the writer turns refresh off)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        docs = client.mget(index=alias, body={"ids": ids}, params={"_source": "false"})["docs"]
+        if all(doc.get("found") for doc in docs):
+            return
+        assert time.monotonic() < deadline, f"the judgments {ids} were not committed within {timeout:.0f}s"
+        time.sleep(0.1)
 
 
 def _digest(source: dict[str, Any]) -> str:

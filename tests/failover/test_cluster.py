@@ -7,6 +7,7 @@ and their 18 statutes, indexed once cleanly to compare with.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
@@ -97,8 +98,9 @@ class SearchLoop:
                     self.failures.append("Ratio's search found nothing")
                 health = self.client.cluster.health()
                 self.health.append((health["status"], health["number_of_nodes"]))
-            except Exception as exc:  # every failure is recorded, whatever its kind
-                self.failures.append(f"{type(exc).__name__}: {exc}")
+            except Exception as exc:  # every failure is recorded, whatever its kind, with the cluster's words
+                detail = json.dumps(getattr(exc, "info", None), default=str)[:2000]
+                self.failures.append(f"{type(exc).__name__}: {exc} {detail}")
             self.down_during.append(down)
             time.sleep(0.2)
 
