@@ -6,18 +6,30 @@ changed or new judgment is processed, its chunks are written (and chunks left ov
 version deleted), and only when all of its chunks were accepted is the judgment document written: the
 judgment document, with its hash, is the commit record, so an interrupted or partly failed judgment is
 simply processed again next time. Nothing is ever deleted for an item that failed to load.
+
+A cluster that cannot be reached (connection refused or reset, timeouts, 502/503/504) is asked again with
+exponential backoff for at most ``BulkSettings.retry_seconds``: reads and bulk writes alike, and a bulk
+request that broke half-way is resumed with the actions that got no answer (writes are idempotent: every
+document has a fixed id). When that time is spent the run stops and still returns its report: what was
+written, which judgments of the batches in flight were not, and ``stopped`` saying why. Re-running the same
+command resumes, since written judgments are skipped by their stored hash.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from opensearchpy import OpenSearch, helpers
+from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+from opensearchpy.exceptions import TransportError
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential, wait_random
 
 from indexer.document import Judgment, LoadError, Provision
 from indexer.documents import chunk_documents, judgment_document, provision_document
@@ -41,10 +53,12 @@ class IndexReport:
     times: StageTimes = field(default_factory=StageTimes)
     seconds: float = 0.0
     progress: int = 0  # judgments a partial report (one commit) finished, for the progress callback
+    retries: int = 0  # requests asked again after a connection error or a 502/503/504
+    stopped: str | None = None  # why the run ended before its input did (the cluster could not be reached)
 
     def merge(self, other: IndexReport) -> None:
-        """Add a commit's partial report to this one."""
-        for name in ("judgments_indexed", "chunks_indexed", "chunks_deleted", "sentences"):
+        """Add a commit's partial report to this one (its ``stopped`` is the caller's to act on)."""
+        for name in ("judgments_indexed", "chunks_indexed", "chunks_deleted", "sentences", "retries"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.indexed_ids.extend(other.indexed_ids)
         self.failed.extend(other.failed)
@@ -61,7 +75,8 @@ class IndexReport:
 
 @dataclass(frozen=True)
 class BulkSettings:
-    """Bulk request sizing and retries (429s are retried with exponential backoff)."""
+    """Bulk request sizing and retries: 429s per document (``max_retries`` times, backing off from
+    ``initial_backoff``), and an unreachable cluster for up to ``retry_seconds`` before the run stops."""
 
     chunk_size: int = 500
     max_chunk_bytes: int = 10 * 1024 * 1024
@@ -69,6 +84,24 @@ class BulkSettings:
     initial_backoff: float = 2.0
     request_timeout: float = 120.0
     refresh_off: bool = True  # no periodic refresh during a run; one refresh at the end
+    retry_seconds: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.retry_seconds < 0:
+            raise ValueError(f"retry seconds must be >= 0, not {self.retry_seconds}")
+
+
+RETRY_STATUSES = (502, 503, 504)
+
+
+class ClusterUnreachable(RuntimeError):
+    """The cluster did not answer within ``BulkSettings.retry_seconds``; the message says what it last said."""
+
+
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, OpenSearchConnectionError):  # also ConnectionTimeout
+        return True
+    return isinstance(exc, TransportError) and exc.status_code in RETRY_STATUSES
 
 
 Progress = Callable[[str, int], None]  # (what, how many) after each judgment or provision
@@ -87,18 +120,62 @@ class IndexWriter:
         self.progress = progress or (lambda what, n: None)
 
     # ------------------------------------------------------------------ bulk plumbing
+    def _retrying(self, report: IndexReport, what: str, call: Callable[[], Any]) -> Any:
+        """``call()``, asked again while the cluster is unreachable, for at most ``retry_seconds``."""
+        def count(_state: Any) -> None:
+            report.retries += 1
+
+        retrying = Retrying(retry=retry_if_exception(_transient), stop=stop_after_delay(self.bulk.retry_seconds),
+                            wait=wait_exponential(multiplier=0.5, max=10.0) + wait_random(0, 0.5),
+                            before_sleep=count, reraise=True)
+        try:
+            return retrying(call)
+        except TransportError as exc:
+            if not _transient(exc):
+                raise
+            raise ClusterUnreachable(f"OpenSearch did not answer {what} for {self.bulk.retry_seconds:g} s "
+                                     f"({type(exc).__name__}: {_short(exc)})") from exc
+
     def _stream(self, actions: Iterable[dict[str, Any]]) -> Iterator[tuple[bool, dict[str, Any]]]:
         b = self.bulk
         yield from helpers.streaming_bulk(
             self.client, actions, chunk_size=b.chunk_size, max_chunk_bytes=b.max_chunk_bytes,
             max_retries=b.max_retries, initial_backoff=b.initial_backoff, raise_on_error=False,
-            raise_on_exception=False, request_timeout=b.request_timeout,
+            raise_on_exception=True, request_timeout=b.request_timeout,
         )
 
-    def _stored(self, alias: str, ids: list[str], fields: list[str]) -> dict[str, dict[str, Any]]:
+    def _bulk(self, actions: list[dict[str, Any]], results: list[tuple[bool, dict[str, Any]]],
+              report: IndexReport) -> None:
+        """Send ``actions``, appending one ``(ok, item)`` per answered action to ``results``.
+
+        A request that fails for want of a cluster is resumed with the actions not yet answered, so
+        ``results`` keeps what was answered even when :class:`ClusterUnreachable` ends the attempts. A request
+        the cluster refuses outright (say 413) fails each of its unanswered actions with that reason.
+        """
+        answered: set[str] = set()
+
+        def attempt() -> None:
+            remaining = [a for a in actions if a["_id"] not in answered]
+            try:
+                for ok, item in self._stream(remaining):
+                    results.append((ok, item))
+                    answered.add(str(next(iter(item.values())).get("_id")))
+            except TransportError as exc:
+                if _transient(exc):
+                    raise
+                for action in remaining:
+                    if action["_id"] not in answered:
+                        results.append((False, {action["_op_type"]: {
+                            "_id": action["_id"], "status": exc.status_code, "error": _short(exc)}}))
+
+        if actions:
+            self._retrying(report, "a bulk write", attempt)
+
+    def _stored(self, alias: str, ids: list[str], fields: list[str], report: IndexReport) -> dict[str, dict[str, Any]]:
         if not ids:
             return {}
-        response = self.client.mget(index=alias, body={"ids": ids}, params={"_source_includes": ",".join(fields)})
+        response = self._retrying(report, "a read of stored hashes", lambda: self.client.mget(
+            index=alias, body={"ids": ids}, params={"_source_includes": ",".join(fields)}))
         return {d["_id"]: d.get("_source", {}) for d in response["docs"] if d.get("found")}
 
     # ------------------------------------------------------------------ judgments
@@ -120,10 +197,16 @@ class IndexWriter:
             report.times.add(p.times)
         return processed
 
-    def _write_judgments(self, batch: list[Judgment], report: IndexReport) -> Callable[[], IndexReport] | None:
+    def _write_judgments(self, batch: list[Judgment], report: IndexReport) -> partial[IndexReport] | None:
         """Process the changed judgments of ``batch`` now; return the bulk write of their chunks and judgment
-        documents as a function (run on the writer's thread while the next batch is processed)."""
-        stored = self._stored(self.aliases["judgments"], [j.judgment_id for j in batch], ["content_hash", "n_chunks"])
+        documents as a function (run on the writer's thread while the next batch is processed; its first
+        argument is the processed judgments)."""
+        try:
+            stored = self._stored(self.aliases["judgments"], [j.judgment_id for j in batch],
+                                  ["content_hash", "n_chunks"], report)
+        except ClusterUnreachable as exc:
+            _not_written([j.source_path or j.judgment_id for j in batch], exc, report)
+            raise
         todo = []
         for judgment in batch:
             old = stored.get(judgment.judgment_id)
@@ -135,13 +218,43 @@ class IndexWriter:
         processed = self._process(todo, report) if todo else []
         if not processed:
             return None
-        return lambda: self._commit(processed, stored)
+        return partial(self._commit, processed, stored)
 
     def _commit(self, processed: list[ProcessedJudgment], stored: dict[str, dict[str, Any]]) -> IndexReport:
         """Write chunks, then (for judgments whose chunks were all accepted) the judgment documents: the commit
-        records. Returns what it did as a partial report, merged by the caller's thread."""
+        records. Returns what it did as a partial report, merged by the caller's thread; when the cluster could
+        not be reached, the judgments without a commit record are listed as not written and ``stopped`` is set."""
         report = IndexReport()
         started = time.perf_counter()
+        try:
+            pending, results, unreachable = self._write_processed(processed, stored, report)
+        finally:
+            report.times.bulk += time.perf_counter() - started
+        written = {p.judgment.judgment_id: p for p in processed if p.judgment.judgment_id in pending}
+        for ok, item in results:
+            result = next(iter(item.values()))
+            p = written.pop(str(result.get("_id")))
+            if ok:
+                report.judgments_indexed += 1
+                report.indexed_ids.append(p.judgment.judgment_id)
+                report.chunks_indexed += len(p.chunks)
+                report.sentences += len(p.sentences)
+            else:
+                report.failed.append((p.judgment.source_path or p.judgment.judgment_id,
+                                      f"judgment rejected: {_reason(result)}"))
+        if unreachable:  # no answer for these commit records: not written (their chunks may be)
+            _not_written([p.judgment.source_path or p.judgment.judgment_id for p in written.values()], unreachable,
+                         report)
+            report.stopped = str(unreachable)
+        report.progress = len(processed)
+        return report
+
+    def _write_processed(
+        self, processed: list[ProcessedJudgment], stored: dict[str, dict[str, Any]], report: IndexReport,
+    ) -> tuple[set[str], list[tuple[bool, dict[str, Any]]], ClusterUnreachable | None]:
+        """Chunks first, then the judgment documents of the judgments whose chunks were all accepted (a rejected
+        chunk is reported here). Returns the ids still to be committed, the judgment documents' results and
+        the error that ended the writes early, if any."""
         chunk_alias = self.aliases["chunks"]
         actions: list[dict[str, Any]] = []
         for p in processed:
@@ -151,8 +264,13 @@ class IndexWriter:
             for ordinal in range(len(p.chunks), previous):
                 actions.append({"_op_type": "delete", "_index": chunk_alias,
                                 "_id": f"{p.judgment.judgment_id}:{ordinal}"})
+        chunk_results: list[tuple[bool, dict[str, Any]]] = []
+        try:
+            self._bulk(actions, chunk_results, report)
+        except ClusterUnreachable as exc:
+            return {p.judgment.judgment_id for p in processed}, [], exc
         failed_chunks: dict[str, str] = {}
-        for ok, item in self._stream(actions):
+        for ok, item in chunk_results:
             op, result = next(iter(item.items()))
             judgment_id = str(result.get("_id", "")).rsplit(":", 1)[0]
             if ok or (op == "delete" and result.get("status") == 404):
@@ -168,26 +286,22 @@ class IndexWriter:
                 continue
             judgment_actions.append({"_op_type": "index", "_index": self.aliases["judgments"], "_id": jid,
                                      "_source": judgment_document(p)})
-        written = {p.judgment.judgment_id: p for p in processed}
-        for ok, item in self._stream(judgment_actions):
-            result = next(iter(item.values()))
-            p = written[str(result.get("_id"))]
-            if ok:
-                report.judgments_indexed += 1
-                report.indexed_ids.append(p.judgment.judgment_id)
-                report.chunks_indexed += len(p.chunks)
-                report.sentences += len(p.sentences)
-            else:
-                report.failed.append((p.judgment.source_path or p.judgment.judgment_id,
-                                      f"judgment rejected: {_reason(result)}"))
-        report.times.bulk += time.perf_counter() - started
-        report.progress = len(processed)
-        return report
+        pending = {str(a["_id"]) for a in judgment_actions}
+        results: list[tuple[bool, dict[str, Any]]] = []
+        try:
+            self._bulk(judgment_actions, results, report)
+        except ClusterUnreachable as exc:
+            return pending, results, exc
+        return pending, results, None
 
     # ------------------------------------------------------------------ provisions
     def _write_provisions(self, batch: list[Provision], report: IndexReport) -> None:
         alias = self.aliases["provisions"]
-        stored = self._stored(alias, [p.provision_id for p in batch], ["content_hash"])
+        try:
+            stored = self._stored(alias, [p.provision_id for p in batch], ["content_hash"], report)
+        except ClusterUnreachable as exc:
+            report.failed.extend((p.provision_id, f"not written: {exc}") for p in batch)
+            raise
         actions = []
         for provision in batch:
             text = f"{provision.title}. {provision.text}" if provision.title else provision.text
@@ -201,14 +315,25 @@ class IndexWriter:
             actions.append({"_op_type": "index", "_index": alias, "_id": provision.provision_id,
                             "_source": provision_document(provision, vector, digest)})
         started = time.perf_counter()
-        for ok, item in self._stream(actions):
+        results: list[tuple[bool, dict[str, Any]]] = []
+        unreachable = None
+        try:
+            self._bulk(actions, results, report)
+        except ClusterUnreachable as exc:
+            unreachable = exc
+        unanswered = {str(a["_id"]) for a in actions}
+        for ok, item in results:
             result = next(iter(item.values()))
+            unanswered.discard(str(result.get("_id")))
             if ok:
                 report.provisions_indexed += 1
             else:
                 report.failed.append((str(result.get("_id")), f"provision rejected: {_reason(result)}"))
+        report.failed.extend((provision_id, f"not written: {unreachable}") for provision_id in sorted(unanswered))
         report.times.bulk += time.perf_counter() - started
         self.progress("provision", len(batch))
+        if unreachable:
+            raise unreachable
 
     # ------------------------------------------------------------------ the run
     def _indices(self) -> str:
@@ -230,7 +355,8 @@ class IndexWriter:
             self.client.indices.put_settings(index=index, body={"index": {"refresh_interval": value}})
 
     def run(self, items: Iterable[Judgment | Provision | LoadError]) -> IndexReport:
-        """Index everything ``items`` yields; never raises for a bad item.
+        """Index everything ``items`` yields; never raises for a bad item, nor when the cluster is gone (the
+        report's ``stopped`` says so, and the items not yet read are left for a re-run).
 
         While one batch's documents are bulk-written on a second thread, the next batch is read and
         processed; batches are committed in order, one at a time. Periodic refresh is off during the run
@@ -238,22 +364,56 @@ class IndexWriter:
         """
         report = IndexReport()
         started = time.perf_counter()
-        before = self._refresh_off() if self.bulk.refresh_off else {}
+        before: dict[str, str | None] = {}
+        try:
+            if self.bulk.refresh_off:
+                before = self._retrying(report, "a settings change", self._refresh_off)
+            try:
+                self._run(iter(items), report)
+            except BaseException:
+                if before:  # one try, no waiting: a run that finds refresh off puts the default back
+                    with contextlib.suppress(TransportError):
+                        self._restore_refresh(before)
+                raise
+            if before:
+                self._retrying(report, "a settings change", lambda: self._restore_refresh(before))
+            self._retrying(report, "a refresh", lambda: self.client.indices.refresh(index=self._indices()))
+        except ClusterUnreachable as exc:
+            report.stopped = (f"{report.stopped or exc}; what the counts say was written is there, the items "
+                              "listed as 'not written' and any later input are not: re-run the same command to resume")
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _run(self, iterator: Iterator[Judgment | Provision | LoadError], report: IndexReport) -> None:
         pending: Future[IndexReport] | None = None
 
         def settle() -> None:
+            """Merge the commit in flight; a commit that met an unreachable cluster stops the run."""
             nonlocal pending
             if pending is not None:
-                partial = pending.result()
-                report.merge(partial)
-                self.progress("judgment", partial.progress)
-                pending = None
+                done, pending = pending.result(), None
+                report.merge(done)
+                self.progress("judgment", done.progress)
+                if done.stopped:
+                    report.stopped = done.stopped
+                    raise ClusterUnreachable(done.stopped)
 
-        try:
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratio-bulk") as bulk:
+        def submit(commit: partial[IndexReport] | None) -> None:
+            nonlocal pending
+            try:
+                settle()
+            except ClusterUnreachable as exc:
+                if commit is not None:  # processed, never sent
+                    _not_written([p.judgment.source_path or p.judgment.judgment_id for p in commit.args[0]], exc,
+                                 report)
+                raise
+            if commit is not None:
+                pending = bulk.submit(commit)
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratio-bulk") as bulk:
+            try:
                 judgments: list[Judgment] = []
                 provisions: list[Provision] = []
-                iterator = iter(items)
                 while True:
                     loading = time.perf_counter()  # reading, decoding, metadata and citations count as parsing
                     item = next(iterator, None)
@@ -272,25 +432,33 @@ class IndexWriter:
                         report.warnings.extend((item.source_path or item.judgment_id, w) for w in item.warnings)
                         judgments.append(item)
                         if len(judgments) >= self.batch_size:
-                            commit = self._write_judgments(judgments, report)
-                            judgments = []
-                            settle()
-                            if commit is not None:
-                                pending = bulk.submit(commit)
+                            batch, judgments = judgments, []
+                            submit(self._write_judgments(batch, report))
                 if judgments:
-                    commit = self._write_judgments(judgments, report)
-                    settle()
-                    if commit is not None:
-                        pending = bulk.submit(commit)
+                    submit(self._write_judgments(judgments, report))
                 settle()
                 if provisions:
                     self._write_provisions(provisions, report)
-        finally:
-            if before:
-                self._restore_refresh(before)
-        self.client.indices.refresh(index=self._indices())
-        report.seconds = time.perf_counter() - started
-        return report
+            except ClusterUnreachable:
+                if pending is not None:  # the commit in flight tells what it wrote before the run stops
+                    done = pending.result()
+                    report.merge(done)
+                    self.progress("judgment", done.progress)
+                raise
+
+
+def _not_written(items: list[str], exc: ClusterUnreachable, report: IndexReport) -> None:
+    report.failed.extend((item, f"not written: {exc}") for item in items)
+
+
+def _short(exc: TransportError) -> str:
+    """The gist of a transport error: the operating system's words for a connection error ("[Errno 111]
+    Connection refused") rather than urllib3's nested repr, and at most 200 characters."""
+    text = str(exc.error if isinstance(exc.error, str) else exc)
+    errno = text.find("[Errno ")
+    if errno >= 0:
+        text = text[errno:].split("'")[0].split(")")[0]
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _reason(result: dict[str, Any]) -> str:

@@ -38,6 +38,14 @@ def _node(port: int | None = None, heap_mb: int | None = None, java_home: str | 
                      repository_url=settings.maven_repository())
 
 
+def _cluster_url() -> str | None:
+    """Every member URL of the loopback cluster, comma-separated, when one of them runs (else None)."""
+    from ratio.cli_cluster import local_cluster
+
+    cluster = local_cluster()
+    return ",".join(cluster.urls) if cluster.running_urls() else None
+
+
 class Context:
     """Connection options shared by every command that talks to a cluster."""
 
@@ -45,7 +53,7 @@ class Context:
         self.url, self.user, self.password, self.verify, self.prefix = url, user, password, verify, prefix
 
     def settings(self) -> ConnectionSettings:
-        url = self.url or _node().url
+        url = self.url or _node().url or _cluster_url()
         if not url:
             raise click.ClickException(
                 "no OpenSearch to talk to: start the local node with 'ratio opensearch start', "
@@ -111,7 +119,8 @@ def install(java_home: str | None) -> None:
 
 
 @opensearch.command()
-@click.option("--port", type=int, envvar="RATIO_OPENSEARCH_PORT", help="HTTP port (default 9200, or a free one).")
+@click.option("--port", type=click.IntRange(1, 65535), envvar="RATIO_OPENSEARCH_PORT",
+              help="HTTP port; the start fails if it is taken (default: 9200, or a free one when 9200 is taken).")
 @click.option("--heap-mb", type=int, envvar="RATIO_OPENSEARCH_HEAP_MB", help="JVM heap (default: RAM/8).")
 @click.option("--java-home", help="JDK to use (default: $RATIO_JAVA_HOME, $JAVA_HOME, else the newest suitable one).")
 @_node_errors
@@ -158,16 +167,20 @@ def indices() -> None:
 
 
 def _index_options(
-    engine: str, encoder: str, dimension: int | None, replicas: int, shards: int
+    client: OpenSearch, engine: str, encoder: str, dimension: int | None, replicas: int | None, shards: int | None
 ) -> mappings.IndexOptions:
+    """The index options asked for, with shards and replicas not given fitted to the cluster's data nodes."""
     dimension = dimension or encoder_dimension(encoder)
     if dimension is None:
         raise click.ClickException(f"unknown encoder {encoder!r}: pass --dimension")
     try:
-        return mappings.IndexOptions(dimension=dimension, engine=engine, encoder=encoder,
-                                     shards=shards, replicas=replicas)
+        options = mappings.IndexOptions(dimension=dimension, engine=engine, encoder=encoder)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
+    try:
+        return os_indices.fit_to_cluster(client, options, shards=shards, replicas=replicas)
+    except OpenSearchException as exc:
+        raise click.ClickException(f"OpenSearch refused: {exc}") from exc
 
 
 _index_option_decorators = [
@@ -178,8 +191,10 @@ _index_option_decorators = [
     click.option("--dimension", type=int, help="Vector dimension (default: the encoder's)."),
     click.option("--language", default="en", show_default=True, type=click.Choice(["en", "ko", "cjk"]),
                  help="Analysis language of the text fields."),
-    click.option("--replicas", default=0, show_default=True, help="Replicas per shard."),
-    click.option("--shards", default=1, show_default=True, help="Primary shards per index."),
+    click.option("--replicas", type=click.IntRange(min=0),
+                 help="Replicas per shard (default: 1 on a cluster of two or more data nodes, else 0)."),
+    click.option("--shards", type=click.IntRange(min=1),
+                 help="Primary shards per index (default: one per data node)."),
 ]
 
 
@@ -194,10 +209,10 @@ def _with_index_options(func: Any) -> Any:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_obj
 def indices_create(ctx: Context, engine: str, encoder: str, dimension: int | None, language: str,
-                   replicas: int, shards: int, as_json: bool) -> None:
+                   replicas: int | None, shards: int | None, as_json: bool) -> None:
     """Create the indices behind their aliases and install the search pipelines (idempotent)."""
     client = ctx.client()
-    options = _index_options(engine, encoder, dimension, replicas, shards)
+    options = _index_options(client, engine, encoder, dimension, replicas, shards)
     try:
         report = os_indices.create_indices(client, ctx.layout, options, language=language)
         pipelines = os_indices.install_pipelines(client)
@@ -233,11 +248,12 @@ def indices_list(ctx: Context, as_json: bool) -> None:
 @click.option("--delete-old", is_flag=True, help="Delete the previous version after the switch.")
 @click.pass_obj
 def indices_upgrade(ctx: Context, kind: str, engine: str, encoder: str, dimension: int | None, language: str,
-                    replicas: int, shards: int, delete_old: bool) -> None:
+                    replicas: int | None, shards: int | None, delete_old: bool) -> None:
     """Rebuild KIND as a new version with the current definitions and switch its alias atomically."""
-    options = _index_options(engine, encoder, dimension, replicas, shards)
+    client = ctx.client()
+    options = _index_options(client, engine, encoder, dimension, replicas, shards)
     try:
-        result = os_indices.upgrade_index(ctx.client(), ctx.layout, kind, options, language=language,
+        result = os_indices.upgrade_index(client, ctx.layout, kind, options, language=language,
                                           delete_old=delete_old)
     except (os_indices.IndexOperationError, OpenSearchException) as exc:
         raise click.ClickException(str(exc)) from exc
@@ -276,6 +292,7 @@ from ratio import (  # noqa: E402,F401 - register the other commands
     cli_ask,
     cli_bench,
     cli_cite,
+    cli_cluster,
     cli_dashboards,
     cli_eval,
     cli_index,

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import click
+from opensearchpy.exceptions import OpenSearchException
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -15,7 +16,7 @@ from rich.table import Table
 import mappings
 from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, ModelError, encoder_dimension, is_static
 from backends.opensearch import create_indices, install_pipelines
-from backends.opensearch.indices import index_encoder
+from backends.opensearch.indices import fit_to_cluster, index_encoder
 from ratio import settings
 from ratio.cli import Context, cli
 from ratio.cli_alerts import report_index_alerts
@@ -60,6 +61,9 @@ def _labeller(encoder_name: str, head: str | None):
 @click.option("--batch-size", default=16, show_default=True, help="Judgments per batch.")
 @click.option("--max-file-mb", default=50, show_default=True, help="Files larger than this are refused.")
 @click.option("--strict", is_flag=True, help="Exit with status 1 when any item failed.")
+@click.option("--retry-seconds", type=click.FloatRange(min=0), envvar="RATIO_RETRY_SECONDS", default=60.0,
+              show_default=True, help="How long an unreachable cluster is asked again (with backoff) before the run "
+                                      "stops with its report; re-running resumes.")
 @click.option("--refine-summaries", is_flag=True,
               help="Rewrite each summary's facts and legal issues with the LLM (--llm), kept only where the "
                    "judgment supports them; seconds per judgment on a CPU.")
@@ -68,16 +72,17 @@ def _labeller(encoder_name: str, head: str | None):
 @click.pass_obj
 def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: str | None, encoder: str | None,
           role_head: str | None, window: int, overlap: int, batch_size: int, max_file_mb: int, strict: bool,
-          refine_summaries: bool, llm_kind: str | None, llm_model: str | None, llm_url: str | None,
-          as_json: bool) -> None:
+          retry_seconds: float, refine_summaries: bool, llm_kind: str | None, llm_model: str | None,
+          llm_url: str | None, as_json: bool) -> None:
     """Index judgments and statutes from files, directories or globs (.txt, .txt.gz, .json, .jsonl, .pdf, .html).
 
     Re-running on unchanged input changes nothing and embeds nothing. Files that cannot be read are
-    reported with the reason; the rest of the batch is indexed.
+    reported with the reason; the rest of the batch is indexed. When the cluster stops answering for
+    --retry-seconds, the run ends with its report (exit status 1) and re-running resumes it.
     """
     from indexer.loaders import LoadOptions, iter_files, load
     from indexer.pipeline import ChunkOptions, Pipeline
-    from indexer.writer import IndexWriter
+    from indexer.writer import BulkSettings, IndexWriter
 
     try:
         chunk_options = ChunkOptions(window=window, overlap=overlap)
@@ -89,7 +94,10 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
         raise click.UsageError("--refine-summaries needs an LLM: add --llm local (or --llm http with --llm-url)")
     client = ctx.client()
     layout = ctx.layout
-    existing = index_encoder(client, layout.alias("chunks"))
+    try:
+        existing = index_encoder(client, layout.alias("chunks"))
+    except OpenSearchException as exc:
+        raise click.ClickException(f"cannot reach OpenSearch at {ctx.settings().url}: {exc}") from exc
     encoder = encoder or existing or INDEX_ENCODER
     if existing is not None and existing != encoder:
         raise click.ClickException(
@@ -99,9 +107,13 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
     labeller = _labeller(encoder, role_head)
     if dimension is None:
         dimension = int(labeller.embed(["dimension probe"]).shape[1])
-    create_indices(client, layout, mappings.IndexOptions(dimension=dimension, encoder=encoder,
-                                                          engine=settings.Environment.read().knn_engine))
-    install_pipelines(client)
+    try:
+        options = fit_to_cluster(client, mappings.IndexOptions(dimension=dimension, encoder=encoder,
+                                                               engine=settings.Environment.read().knn_engine))
+        create_indices(client, layout, options)
+        install_pipelines(client)
+    except OpenSearchException as exc:
+        raise click.ClickException(f"cannot prepare the indices on {ctx.settings().url}: {exc}") from exc
     aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
     total = sum(1 for _ in iter_files(paths))
     progress = Progress(TextColumn("[bold]indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -116,11 +128,12 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
             progress.update(task, rate=f"{done / max(time.monotonic() - started, 1e-6):.1f} docs/s")
 
         writer = IndexWriter(client, aliases, Pipeline(labeller, chunk_options, llm), batch_size=batch_size,
-                             progress=advance)
+                             bulk=BulkSettings(retry_seconds=retry_seconds), progress=advance)
         report = writer.run(load(paths, load_options))
     data = report.as_dict()
     if as_json:
-        report_index_alerts(client, aliases, report.indexed_ids, data)
+        if not report.stopped:
+            report_index_alerts(client, aliases, report.indexed_ids, data)
         click.echo(json.dumps(data, indent=2))
     else:
         table = Table("", "", title="index report")
@@ -128,6 +141,8 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
                     "provisions_indexed", "provisions_unchanged", "sentences"):
             table.add_row(key.replace("_", " "), str(data[key]))
         table.add_row("failed", str(len(report.failed)))
+        if report.retries:
+            table.add_row("retries", str(report.retries))
         seconds = max(report.seconds, 1e-9)
         table.add_row("seconds", f"{report.seconds:.1f}")
         table.add_row("judgments/s", f"{report.judgments_indexed / seconds:.2f}")
@@ -138,8 +153,11 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
             click.echo(f"warning {item}: {warning}", err=True)
         for item, reason in report.failed:
             click.echo(f"FAILED {item}: {reason}", err=True)
-        report_index_alerts(client, aliases, report.indexed_ids, None)
-    if strict and report.failed:
+        if report.stopped:
+            click.echo(f"STOPPED: {report.stopped}", err=True)
+        else:
+            report_index_alerts(client, aliases, report.indexed_ids, None)
+    if report.stopped or (strict and report.failed):
         sys.exit(1)
 
 

@@ -51,6 +51,13 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def embedding_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One sentence-embedding cache for the session: the sample judgments that several modules index are
+    embedded (by the real encoder) once, by whichever comes first."""
+    return tmp_path_factory.mktemp("session-embeddings")
+
+
+@pytest.fixture(scope="session")
 def local_node() -> LocalNode:
     """The local node as the CLI would manage it (same home, same cache)."""
     return LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven",

@@ -2,14 +2,37 @@
 
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from opensearchpy import OpenSearch
+from opensearchpy import OpenSearch, Transport
+from opensearchpy.exceptions import TransportError
+
+# Shard failures that say "a node left while this request ran" (killed, or closing its shards and transport in
+# a graceful stop), not "this request is wrong": the shard's other copies are still there, and asking again
+# reaches them. A search's query phase moves to another copy by itself; its fetch phase must go back to the
+# copy that ran the query, so a node lost between the two phases leaves a partial answer (HTTP 200 with failed
+# shards) or, when every shard failed that way, a search_phase_execution_exception (500 or 503).
+NODE_LOSS_FAILURES = frozenset({
+    "node_disconnected_exception", "node_not_connected_exception", "node_closed_exception",
+    "connect_transport_exception", "send_request_transport_exception", "transport_exception",
+    "search_context_missing_exception", "no_shard_available_action_exception", "shard_not_found_exception",
+    "index_shard_closed_exception", "illegal_index_shard_state_exception", "already_closed_exception",
+})
+_SHARD_READS = re.compile(r"/_(?:search|msearch|count)$")  # not _search/scroll: a lost scroll cannot be resumed
 
 
 @dataclass(frozen=True)
 class ConnectionSettings:
-    """Where the cluster is and how to authenticate. The password never appears in ``repr``."""
+    """Where the cluster is and how to authenticate. The password never appears in ``repr``.
+
+    ``url`` may name several nodes of one cluster, separated by commas (``http://a:9200,http://b:9200``):
+    the client then sends each request to the next live one and moves on to another when a node does not
+    answer, so losing one node loses no request.
+    """
 
     url: str
     user: str | None = None
@@ -22,20 +45,95 @@ class ConnectionSettings:
         auth = f", user={self.user!r}, password=***" if self.user else ""
         return f"ConnectionSettings(url={self.url!r}{auth}, verify_certs={self.verify_certs})"
 
+    @property
+    def hosts(self) -> list[str]:
+        """Each node URL in ``url``."""
+        hosts = [part.strip() for part in self.url.split(",") if part.strip()]
+        if not hosts:
+            raise ValueError("an OpenSearch URL is empty")
+        return hosts
+
+
+def lost_shards(answer: Any) -> bool:
+    """Whether a search, msearch or count answer lacks shards only because a node left during the request."""
+    answers = answer.get("responses") if isinstance(answer, dict) and "responses" in answer else [answer]
+    lost = False
+    for item in answers:
+        shards = item.get("_shards") if isinstance(item, dict) else None
+        if not shards or not shards.get("failed"):
+            continue
+        failures = shards.get("failures") or []
+        if not failures or any(_failure_type(f) not in NODE_LOSS_FAILURES for f in failures):
+            return False
+        lost = True
+    return lost
+
+
+def lost_shards_error(exc: TransportError) -> bool:
+    """Whether a failed search failed only because a node left during it (every shard's failure says so)."""
+    error = exc.info.get("error") if isinstance(exc.info, dict) else None
+    if not isinstance(error, dict) or error.get("type") != "search_phase_execution_exception":
+        return False
+    failures = error.get("failed_shards") or []
+    return bool(failures) and all(_failure_type(f) in NODE_LOSS_FAILURES for f in failures)
+
+
+def _failure_type(failure: dict[str, Any]) -> str | None:
+    reason = failure.get("reason") or {}
+    while isinstance(reason, dict):
+        if reason.get("type") in NODE_LOSS_FAILURES or not isinstance(reason.get("caused_by"), dict):
+            return reason.get("type")
+        reason = reason["caused_by"]
+    return None
+
+
+class NodeLossTransport(Transport):
+    """opensearch-py's transport, which also asks a search again (up to ``partial_retries`` times, briefly
+    backing off) when its answer lacks shards only because a node left mid-request (:func:`lost_shards`), or
+    when it failed for that reason alone (:func:`lost_shards_error`)."""
+
+    partial_retries = 3
+
+    def perform_request(self, method: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,
+                        timeout: float | None = None, ignore: Collection[int] = (),
+                        headers: Mapping[str, str] | None = None) -> Any:
+        reads_shards = bool(_SHARD_READS.search(url.split("?")[0]))
+        attempt = 0
+        while True:
+            try:
+                answer = super().perform_request(method, url, params=dict(params) if params else params, body=body,
+                                                 timeout=timeout, ignore=ignore, headers=headers)
+            except TransportError as exc:
+                if not (reads_shards and attempt < self.partial_retries and lost_shards_error(exc)):
+                    raise
+            else:
+                if not (reads_shards and attempt < self.partial_retries and lost_shards(answer)):
+                    return answer
+            attempt += 1
+            time.sleep(0.25 * attempt)
+
 
 def connect(settings: ConnectionSettings) -> OpenSearch:
-    """An opensearch-py client for ``settings`` (no request is made here)."""
+    """An opensearch-py client for ``settings`` (no request is made here).
+
+    A request that meets a connection error, a timeout or a 502/503/504 is sent again, to another node when
+    there are several (the failed one is left out for a while), up to ``max_retries`` times: enough to get
+    past one lost node of three; so is a search whose answer lost shards to a departing node
+    (:class:`NodeLossTransport`). Longer outages are the caller's to retry (the indexer does, with backoff).
+    """
     auth = (settings.user, settings.password or "") if settings.user else None
     return OpenSearch(
-        hosts=[settings.url],
+        hosts=settings.hosts,
         http_auth=auth,
         verify_certs=settings.verify_certs,
         ssl_show_warn=settings.verify_certs,
         ca_certs=settings.ca_certs,
         timeout=settings.timeout,
         retry_on_timeout=True,
+        retry_on_status=(502, 503, 504),
         max_retries=3,
         http_compress=True,
+        transport_class=NodeLossTransport,
     )
 
 

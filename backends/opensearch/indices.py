@@ -9,7 +9,7 @@ one atomic ``_aliases`` call. The old version is kept unless the caller asks to 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from opensearchpy import OpenSearch, helpers
@@ -50,6 +50,26 @@ class IndexLayout:
         if not match:
             raise ValueError(f"{index!r} is not a version of {self.alias(kind)!r}")
         return int(match.group(1))
+
+
+def data_nodes(client: OpenSearch) -> int:
+    """How many nodes of the cluster hold data (from cluster health: the least privilege that says so)."""
+    return int(client.cluster.health()["number_of_data_nodes"])
+
+
+def fit_to_cluster(client: OpenSearch, options: mappings.IndexOptions, *, shards: int | None = None,
+                   replicas: int | None = None) -> mappings.IndexOptions:
+    """``options`` with primary shards and replicas that suit the cluster, unless given.
+
+    One primary per data node spreads writes and searches over all of them; one replica as soon as there is
+    a second data node keeps every shard searchable and writable when a node is lost (a single node keeps
+    none, or its indices would stay yellow). Past a few tens of GB per shard, choose ``shards`` yourself.
+    """
+    if shards is None or replicas is None:
+        count = max(data_nodes(client), 1)
+        shards = count if shards is None else shards
+        replicas = min(1, count - 1) if replicas is None else replicas
+    return replace(options, shards=shards, replicas=replicas)
 
 
 def index_definition(kind: str, options: mappings.IndexOptions, language: str = "en") -> dict[str, Any]:
@@ -111,7 +131,8 @@ def create_indices(
                     '{"persistent": {"cluster.blocks.create_index": null}}') from exc
             raise
         client.indices.put_alias(index=name, name=layout.alias(kind))
-        report[kind] = {"alias": layout.alias(kind), "index": name, "created": True}
+        report[kind] = {"alias": layout.alias(kind), "index": name, "created": True,
+                        "shards": options.shards, "replicas": options.replicas}
     return report
 
 

@@ -2,9 +2,15 @@
 
 A node's home folder holds ``config/``, ``data/``, ``logs/`` and ``node.json`` (pid, ports and URL of
 the running node); the installation (``opensearch-<version>/``) lives under ``install_home``, which
-defaults to the node's home and may be shared by several nodes (tests start a second node that way).
-OpenSearch refuses to run as root, so when this process is root the node runs as a dedicated system
-user (created on first use) that owns ``config/``, ``data/`` and ``logs/``.
+defaults to the node's home and may be shared by several nodes (tests start a second node that way, and
+:mod:`backends.opensearch.cluster` starts several members of one cluster). OpenSearch refuses to run as
+root, so when this process is root the node runs as a dedicated system user (created on first use) that
+owns ``config/``, ``data/`` and ``logs/``.
+
+Ports: a port the caller names is used or the start fails, saying what holds it; only a node started
+without a port may move from 9200 to a free one. Whether a port is free is asked the way the node itself
+binds (``SO_REUSEADDR``, which OpenSearch's Netty sets on its listening sockets): connections left in
+TIME-WAIT by a node that just stopped do not make its port look taken.
 """
 
 from __future__ import annotations
@@ -42,16 +48,40 @@ def default_heap_mb(total_bytes: int | None = None) -> int:
     return int(min(max(total_bytes // 8 // (1 << 20), 512), 8192))
 
 
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a listening socket could bind ``host:port`` now, with the node's own ``SO_REUSEADDR``.
+
+    Without ``SO_REUSEADDR`` Linux refuses the bind while any connection on the port sits in TIME-WAIT (for a
+    minute after a node stops), although the node would bind it fine; with it, only a socket that is really
+    listening there (or bound to it without the option) makes the port taken.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 def free_port(preferred: int | None = None) -> int:
     """``preferred`` if it is free on 127.0.0.1, otherwise any free port."""
-    for port in ((preferred,) if preferred else ()) + (0,):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return sock.getsockname()[1]
-    raise NodeError("no free TCP port on 127.0.0.1")
+    if preferred and port_is_free(preferred):
+        return preferred
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", 0))
+        except OSError as exc:
+            raise NodeError(f"no free TCP port on 127.0.0.1: {exc}") from exc
+        return sock.getsockname()[1]
+
+
+def claim_port(port: int, what: str) -> int:
+    """``port`` if it is free, else a :class:`NodeError` that says so (a named port is never swapped for another)."""
+    if not port_is_free(port):
+        raise NodeError(f"{what} port {port} on 127.0.0.1 is taken by another program (or another node); "
+                        f"free it or choose another port")
+    return port
 
 
 def _alive(pid: int) -> bool:
@@ -70,7 +100,13 @@ def _alive(pid: int) -> bool:
 
 @dataclass
 class LocalNode:
-    """A single-node OpenSearch cluster on 127.0.0.1, managed by Ratio."""
+    """An OpenSearch node on 127.0.0.1, managed by Ratio: a single-node cluster unless ``seed_hosts`` is given.
+
+    ``port`` and ``transport_port``, when given, are used or the start fails (:func:`claim_port`); left out,
+    HTTP takes 9200 and transport 9300, or free ports when those are taken. ``seed_hosts`` (``host:port`` of
+    the other members' transport) and ``initial_cluster_managers`` (node names) make the node a member of a
+    multi-node cluster instead (see :mod:`backends.opensearch.cluster`).
+    """
 
     home: Path
     cache_dir: Path
@@ -80,6 +116,11 @@ class LocalNode:
     repository_url: str | None = None
     install_home: Path | None = None
     manifest: Manifest = field(default_factory=Manifest.load)
+    transport_port: int | None = None
+    cluster_name: str = "ratio-local"
+    node_name: str = "ratio-local-1"
+    seed_hosts: tuple[str, ...] = ()
+    initial_cluster_managers: tuple[str, ...] = ()
 
     @property
     def install_dir(self) -> Path:
@@ -144,14 +185,27 @@ class LocalNode:
                            check=True, capture_output=True)
         return NODE_USER
 
+    def _discovery(self) -> dict[str, Any]:
+        if not self.seed_hosts:
+            return {"discovery.type": "single-node"}
+        return {"discovery.seed_hosts": list(self.seed_hosts),
+                "cluster.initial_cluster_manager_nodes": list(self.initial_cluster_managers)}
+
+    def _ports(self) -> tuple[int, int]:
+        """The HTTP and transport ports for this start: the named ones (or an error), else the defaults."""
+        http_port = claim_port(self.port, "HTTP") if self.port else free_port(9200)
+        if self.transport_port:
+            return http_port, claim_port(self.transport_port, "transport")
+        return http_port, free_port(9300 if http_port == 9200 else None)
+
     def _write_config(self, http_port: int, transport_port: int) -> None:
         config = {
-            "cluster.name": "ratio-local",
-            "node.name": "ratio-local-1",
+            "cluster.name": self.cluster_name,
+            "node.name": self.node_name,
             "network.host": "127.0.0.1",
             "http.port": http_port,
             "transport.port": transport_port,
-            "discovery.type": "single-node",
+            **self._discovery(),
             "path.data": str(self.data_dir),
             "path.logs": str(self.log_dir),
             "action.auto_create_index": False,
@@ -174,10 +228,27 @@ class LocalNode:
         running = self.state()
         if running:
             return running
+        process, state = self.launch(progress=progress)
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            self.check_launched(process)
+            if _health(state["url"]) in ("green", "yellow"):
+                state["start_seconds"] = round(time.time() - state["started_at"], 2)
+                self.state_path.write_text(json.dumps(state, indent=2))
+                return state
+            time.sleep(0.5)
+        self.stop()
+        raise NodeError(f"OpenSearch did not become healthy within {timeout:.0f}s; see {self.log_dir}")
+
+    def launch(self, progress: Any = None) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+        """Spawn the node process and record its state, without waiting for it to answer.
+
+        A member of a multi-node cluster reports no health until enough members have joined, so the cluster
+        launches every member first and then waits for all of them (:meth:`start` does both for one node).
+        """
+        http_port, transport_port = self._ports()  # first: a taken port fails at once, before any download
         self.install(progress=progress)
         java_home, java_version = self._java()
-        http_port = free_port(self.port or 9200)
-        transport_port = free_port(9300 if http_port == 9200 else None)
         heap = self.heap_mb or default_heap_mb()
         for folder in (self.data_dir, self.log_dir):
             folder.mkdir(parents=True, exist_ok=True)
@@ -193,31 +264,25 @@ class LocalNode:
         env = {**os.environ, "JAVA_HOME": str(java_home), "OPENSEARCH_PATH_CONF": str(self.config_dir),
                "OPENSEARCH_JAVA_OPTS": f"-Xms{heap}m -Xmx{heap}m"}
         console = self.log_dir / "console.log"
-        started = time.monotonic()
         with console.open("ab") as out:
             process = subprocess.Popen(
                 [str(self.install_dir / "bin" / "opensearch")], cwd=self.home, env=env,
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True, user=user,
             )
-        url = f"http://127.0.0.1:{http_port}"
-        state = {"pid": process.pid, "url": url, "http_port": http_port, "transport_port": transport_port,
+        state = {"pid": process.pid, "url": f"http://127.0.0.1:{http_port}", "http_port": http_port,
+                 "transport_port": transport_port, "node_name": self.node_name, "cluster_name": self.cluster_name,
                  "heap_mb": heap, "java_home": str(java_home), "java_version": java_version,
                  "version": self.manifest.version, "started_at": time.time()}
         self.state_path.write_text(json.dumps(state, indent=2))
-        while time.monotonic() - started < timeout:
-            if process.poll() is not None:
-                self.state_path.unlink(missing_ok=True)
-                raise NodeError(f"OpenSearch exited with code {process.returncode} while starting; "
-                                f"last log lines:\n{self.logs(30)}")
-            health = _health(url)
-            if health in ("green", "yellow"):
-                state["start_seconds"] = round(time.monotonic() - started, 2)
-                self.state_path.write_text(json.dumps(state, indent=2))
-                return state
-            time.sleep(0.5)
-        self.stop()
-        raise NodeError(f"OpenSearch did not become healthy within {timeout:.0f}s; see {console}")
+        return process, state
+
+    def check_launched(self, process: subprocess.Popen[bytes]) -> None:
+        """Raise :class:`NodeError` with the log's tail if ``process`` exited while starting."""
+        if process.poll() is not None:
+            self.state_path.unlink(missing_ok=True)
+            raise NodeError(f"OpenSearch node {self.node_name} exited with code {process.returncode} while "
+                            f"starting; last log lines:\n{self.logs(30)}")
 
     def stop(self, timeout: float = 60.0) -> bool:
         """Stop the node; True if one was running."""
@@ -251,7 +316,7 @@ class LocalNode:
 
     def logs(self, lines: int = 50) -> str:
         """The last ``lines`` lines of the node's log (the server log, else the console)."""
-        for name in ("ratio-local.log", "console.log"):
+        for name in (f"{self.cluster_name}.log", "console.log"):
             path = self.log_dir / name
             if path.is_file():
                 with path.open("rb") as handle:

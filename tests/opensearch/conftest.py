@@ -25,12 +25,12 @@ def encoder():
 
 
 @pytest.fixture(scope="session")
-def aliases(client: OpenSearch, encoder, tmp_path_factory) -> dict[str, str]:
+def aliases(client: OpenSearch, encoder, embedding_cache) -> dict[str, str]:
     layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=384))
     install_pipelines(client)
     aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    labeller = RoleLabeller.load(encoder, cache_dir=tmp_path_factory.mktemp("embeddings"))
+    labeller = RoleLabeller.load(encoder, cache_dir=embedding_cache)
     report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(SAMPLES)]))
     assert report.failed == [] and report.judgments_indexed == 18
     yield aliases

@@ -8,7 +8,14 @@ from opensearchpy import OpenSearch
 import mappings
 from backends.opensearch import IndexLayout, create_indices, upgrade_index
 from backends.opensearch.client import module_names
-from backends.opensearch.indices import REQUIRED_MODULES, IndexOperationError, current_index, describe
+from backends.opensearch.indices import (
+    REQUIRED_MODULES,
+    IndexOperationError,
+    current_index,
+    data_nodes,
+    describe,
+    fit_to_cluster,
+)
 
 
 def test_create_builds_versioned_indices_behind_aliases(client: OpenSearch, layout: IndexLayout) -> None:
@@ -92,3 +99,20 @@ def test_a_create_index_block_is_explained(client: OpenSearch, layout: IndexLayo
         client.cluster.put_settings(body={"persistent": {"cluster.blocks.create_index": None}})
     assert create_indices(client, layout, mappings.IndexOptions(dimension=8), kinds=("provisions",))[
         "provisions"]["created"]
+
+
+def test_shards_and_replicas_fit_the_cluster(client: OpenSearch, layout: IndexLayout) -> None:
+    """One primary per data node and a replica once there are two (the session's node is usually alone: one
+    shard, no replica, so its indices are green); what the caller gives is kept. Three nodes:
+    tests/failover/test_cluster.py."""
+    nodes = sum("d" in row["node.role"] for row in client.cat.nodes(format="json", h="node.role"))
+    assert data_nodes(client) == nodes >= 1
+    fitted = fit_to_cluster(client, mappings.IndexOptions(dimension=384))
+    assert (fitted.shards, fitted.replicas) == (nodes, min(1, nodes - 1))
+    given = fit_to_cluster(client, mappings.IndexOptions(dimension=384), shards=2, replicas=0)
+    assert (given.shards, given.replicas) == (2, 0)
+    report = create_indices(client, layout, given, kinds=("provisions",))
+    assert (report["provisions"]["shards"], report["provisions"]["replicas"]) == (2, 0)
+    index = report["provisions"]["index"]
+    settings = client.indices.get_settings(index=index)[index]["settings"]["index"]
+    assert (settings["number_of_shards"], settings["number_of_replicas"]) == ("2", "0")
