@@ -41,6 +41,33 @@ def _docker_available() -> bool:
         return False
 
 
+# ---------------------------------------------------------------- test tiers
+
+# The fixtures that bring in something heavier than this process, and the marker each gives its tests. A
+# test gets a tier's marker when it uses one of these fixtures, directly or through another fixture, so the
+# marker cannot be forgotten. A test that needs a node, an LLM or a browser without such a fixture carries
+# the marker itself (``pytestmark`` in its module). The fast tier is everything else:
+#     pytest -m "not opensearch and not llm and not browser"
+FIXTURE_TIERS: dict[str, str] = {
+    "local_node": "opensearch",  # the local node (every cluster fixture below starts from it)
+    "opensearch_settings": "opensearch",
+    "client": "opensearch",
+    "layout": "opensearch",
+    "installation": "opensearch",  # tests/failover: an OpenSearch installation for nodes they start
+    "small_gguf": "llm",  # the small GGUF (every in-process or served LLM starts from it)
+    "small_llm": "llm",
+    "llm_server": "llm",
+    "browser": "browser",  # tests/opensearch/test_web_browser.py: headless Chromium through Playwright
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with the tiers its fixtures need (see ``FIXTURE_TIERS``)."""
+    for item in items:
+        for name in sorted({FIXTURE_TIERS[f] for f in getattr(item, "fixturenames", ()) if f in FIXTURE_TIERS}):
+            item.add_marker(getattr(pytest.mark, name))
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The read-only ``shared/data`` folder beside the repository."""

@@ -7,13 +7,12 @@ ever sees OpenNyAI dev (the held-out evaluation split) and together the members 
 Labels may be *sets*: a Law-AI "Argument" sentence is allowed to be either argument_petitioner or
 argument_respondent, and the loss is the negative log of the probability mass on the allowed set.
 
-Run ``python -m indexer.roles.train --help``.
+Its command line is ``ratio train roles``, which calls :func:`train` and
+:func:`merge_heads` with typed arguments.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -23,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from backends.encoders import DEFAULT_ENCODER, Encoder, encoder_for
+from backends.encoders import DEFAULT_ENCODER, Encoder
 from indexer.roles.data import LabelledJudgment, load_law_ai, load_opennyai
 from indexer.roles.embeddings import EmbeddingCache
 from indexer.roles.features import FeatureSet, load_feature_set
@@ -315,56 +314,3 @@ def merge_heads(paths: Sequence[Path], output: Path) -> HeadArtifact:
     merged = HeadArtifact.merge([HeadArtifact.load(Path(path)) for path in paths])
     merged.save(Path(output))
     return merged
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``python -m indexer.roles.train --opennyai-train ... --output ...``."""
-    defaults = TrainSettings()
-    parser = argparse.ArgumentParser(prog="python -m indexer.roles.train", description=__doc__.split("\n")[0])
-    parser.add_argument("--opennyai-train", type=Path, help="OpenNyAI train.json(.gz); never dev.json")
-    parser.add_argument("--law-ai", type=Path, help="Law-AI corpus directory (text/ and categories.txt)")
-    parser.add_argument("--scheme", default="canonical", help="label set: canonical (default) or law-ai")
-    parser.add_argument("--output", type=Path, required=True, help="directory for config.json + weights")
-    parser.add_argument(
-        "--cache-dir",
-        type=Path,
-        default=Path.home() / ".cache" / "ratio" / "roles",
-        help="sentence-vector cache (default ~/.cache/ratio/roles)",
-    )
-    parser.add_argument("--max-documents", type=int, help="use only the first N judgments of each corpus")
-    parser.add_argument("--encoder", default=DEFAULT_ENCODER,
-                        help=f"sentence encoder id or path (default {DEFAULT_ENCODER})")
-    parser.add_argument("--models-dir", type=Path, help="where a static encoder lives (Ratio's models folder)")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
-    parser.add_argument(
-        "--merge", type=Path, nargs="+", metavar="HEAD", help="join these trained heads into --output; no training"
-    )
-    for name, value in asdict(defaults).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
-    args = parser.parse_args(argv)
-    settings = TrainSettings(**{name: getattr(args, name) for name in asdict(defaults)})
-    if args.merge:
-        merged = merge_heads(args.merge, args.output)
-        print(json.dumps({"output": str(args.output), "members": len(merged.members)}))
-        return 0
-    if args.opennyai_train is None and args.law_ai is None:
-        parser.error("pass --opennyai-train and/or --law-ai")
-    train(
-        args.opennyai_train,
-        args.output,
-        args.cache_dir,
-        law_ai_dir=args.law_ai,
-        scheme=args.scheme,
-        encoder=encoder_for(args.encoder, args.models_dir),
-        encoder_id=args.encoder,
-        settings=settings,
-        max_documents=args.max_documents,
-        log=lambda line: print(line, flush=True),
-        threads=args.threads,
-    )
-    print(json.dumps({"output": str(args.output)}))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

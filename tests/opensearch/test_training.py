@@ -290,14 +290,14 @@ def test_citation_groups_pair_a_citing_context_with_the_cited_judgments_reasonin
 def test_training_qrels_take_each_benchmarks_tuning_half_from_its_own_index(shared_data) -> None:
     import click
 
-    from ratio.cli_train import _training_qrels
+    from ratio.cli.mining import training_qrels
     from search.evaluate import judged
 
-    found = _training_qrels(shared_data, ("aila-precedents", "irled=irled-corpus", "none"), None, None, "ratio")
+    found = training_qrels(shared_data, ("aila-precedents", "irled=irled-corpus", "none"), None, None, "ratio")
     assert [(prefix, len(queries)) for prefix, queries, _, _ in found] == [("ratio", 15), ("irled-corpus", 60)]
     irled_queries, irled_qrels = found[1][1], found[1][2]
     reported = judged(read_queries(shared_data / "fire2017-irled-precedent" / "Current_Cases"), irled_qrels)[0][1::2]
     assert not {q.qid for q in irled_queries} & {q.qid for q in reported}
     assert "FIRE 2017 IRLeD qrels in the irled-corpus index, training half only" in found[1][3]
     with pytest.raises(click.BadParameter, match="choose from"):
-        _training_qrels(shared_data, ("aila-statutes",), None, None, "ratio")
+        training_qrels(shared_data, ("aila-statutes",), None, None, "ratio")

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 
+from backends.encoders import DEFAULT_ENCODER
 from indexer.roles.labeller import RoleLabeller
-from indexer.roles.train import TrainSettings, main, train
+from indexer.roles.model import HeadArtifact
+from indexer.roles.train import TrainSettings, train
 from legal.roles import load_role_set
 
 SMALL = ("1978_M_13", "1977_P_19")  # the two shortest Law-AI judgments (79 and 95 sentences)
@@ -33,9 +36,36 @@ def test_tiny_training_run(tmp_path: Path, law_ai_dir: Path, encoder):
     assert len(roles) == 2 and set(roles) <= set(artifact.labels)
 
 
-def test_cli_help(capsys):
-    try:
-        main(["--help"])
-    except SystemExit as done:
-        assert done.code == 0
-    assert "--opennyai-train" in capsys.readouterr().out
+def test_ratio_train_roles_trains_and_merges(tmp_path: Path, law_ai_dir: Path) -> None:
+    """The command passes its options to ``train`` (the rest keep TrainSettings' defaults) and ``merge_heads``."""
+    from click.testing import CliRunner
+
+    from ratio.cli import cli
+
+    corpus = tmp_path / "law-ai"
+    (corpus / "text").mkdir(parents=True)
+    for name in SMALL:
+        shutil.copy(law_ai_dir / "text" / f"{name}.txt", corpus / "text")
+    env = {"RATIO_CACHE": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    args = ["train", "roles", "--law-ai", str(corpus), "--out", str(tmp_path / "head"), "--epochs", "1",
+            "--val-fraction", "0.5", "--hidden", "16", "--projection", "32"]
+    result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"role head: {tmp_path / 'head'} (1 member(s)" in result.output
+    trained = HeadArtifact.load(tmp_path / "head")
+    assert trained.encoder_id == DEFAULT_ENCODER  # the default --encoder
+    assert trained.training["settings"] == asdict(TrainSettings(epochs=1, val_fraction=0.5, hidden=16, projection=32))
+    assert len(list((tmp_path / "cache" / "roles").rglob("*.npy"))) == 2  # Ratio's cache directory, per judgment
+
+    head = str(tmp_path / "head")
+    result = CliRunner().invoke(cli, ["train", "roles", "--merge", head, "--merge", head, "--out",
+                                      str(tmp_path / "both")], env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert len(HeadArtifact.load(tmp_path / "both").members) == 2
+
+
+def test_every_training_setting_has_an_option() -> None:
+    from ratio.cli.train_roles import TRAIN_SETTINGS
+
+    assert {name: kind for name, kind, _ in TRAIN_SETTINGS} == {
+        name: type(value) for name, value in asdict(TrainSettings()).items()}

@@ -1,7 +1,8 @@
 """``ratio llm``: see which LLM is configured, prepare its model file, and try it on a fact pattern.
 
-The options shared with ``ratio search`` and ``ratio bench`` live in :mod:`ratio.llm`. The API key is read only from
-``RATIO_LLM_API_KEY`` / ``OPENAI_API_KEY``, never from the command line, where it would land in shell history.
+The options shared with ``ratio search`` and ``ratio bench`` live in :mod:`ratio.cli.options`. The API key is
+read only from ``RATIO_LLM_API_KEY`` / ``OPENAI_API_KEY``, never from the command line, where it would land in
+shell history.
 """
 
 from __future__ import annotations
@@ -14,15 +15,15 @@ import click
 
 from backends.llm import LLMError, known_llms, resolve_gguf
 from ratio import settings
-from ratio.cli import cli
-from ratio.llm import configured_llm, llm_options
+from ratio.cli.common import configured_llm
+from ratio.cli.options import json_option, llm_options
 from search.expand import legal_issues, parametric_provisions
 
 SAMPLE_FACTS = ("The accused was seen with the deceased shortly before her death. Her body was found in a well "
                 "two days later. He was convicted of murder on circumstantial evidence and appealed.")
 
 
-@cli.group("llm")
+@click.group("llm")
 def llm_group() -> None:
     """The optional LLM: query expansion and explanations."""
 
@@ -51,7 +52,7 @@ def prepare_command(model: str | None) -> None:
 @llm_group.command("check")
 @click.argument("facts", default=SAMPLE_FACTS)
 @llm_options
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 def check_command(facts: str, llm_kind: str | None, llm_model: str | None, llm_url: str | None,
                   as_json: bool) -> None:
     """Run the two expansion prompts on FACTS and show the answers and their time."""

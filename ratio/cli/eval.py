@@ -17,21 +17,29 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-import mappings
 from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
-from ratio.cli import Context, cli
+from ratio.cli.common import BENCHMARKS, Context, configured_llm
+from ratio.cli.options import (
+    data_option,
+    either,
+    encoder_option,
+    hidden_alias,
+    llm_options,
+    max_words_option,
+    query_file_options,
+    rerank_weight_option,
+    reranker_option,
+    role_head_option,
+)
 from ratio.encoders import search_encoders
-from ratio.llm import configured_llm, llm_options
 from search.evaluate import Evaluation, evaluate, judged, ranked_run, read_qrels, read_queries, write_report
+from search.evaluate.provision_qa import METHODS
 from search.evaluate.systems import CONFIGS, CachedReranker, LabelledReranker, Runner, filter_safety
 from search.execute import Searcher
-from search.rerank import DEFAULT_RERANK_WEIGHT, BiEncoderRescorer, CrossEncoderReranker
+from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 
-BENCHMARKS = {
-    "aila-precedents": ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_priorcases.txt", "judgments"),
-    "aila-statutes": ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_statutes.txt", "provisions"),
-    "irled": ("fire2017-irled-precedent/Current_Cases", "fire2017-irled-precedent/irled-qrel.txt", "judgments"),
-}
+out_option = click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+                          help="Report folder.")
 
 
 def labelled_rerankers(specs: tuple[str, ...], encoder: Any) -> list[LabelledReranker]:
@@ -63,7 +71,7 @@ def labelled_rerankers(specs: tuple[str, ...], encoder: Any) -> list[LabelledRer
     return found
 
 
-@cli.group("eval")
+@click.group("eval")
 def eval_group() -> None:
     """Retrieval quality on benchmarks with relevance judgments."""
 
@@ -78,35 +86,30 @@ def configs_command() -> None:
 
 @eval_group.command("run")
 @click.argument("benchmark", type=click.Choice(sorted(BENCHMARKS)))
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=Path("../shared/data"),
-              show_default=True, help="Folder holding the benchmark datasets.")
-@click.option("--queries", "queries_path", type=click.Path(exists=True, path_type=Path), help="Queries instead.")
-@click.option("--qrels", "qrels_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Qrels instead.")
+@data_option()
+@query_file_options("Queries instead.", "Qrels instead.", suffix="_path")
 @click.option("--config", "configs", multiple=True, help="Configuration (repeatable; default: all that can run).")
 @click.option("--baseline", help="Configuration the others are tested against (default: the first).")
 @click.option("--limit", type=int, help="Only the first N judged queries.")
 @click.option("--half", type=click.Choice(["odd", "even"]),
               help="Only the judged queries at odd (1st, 3rd, ...) or even positions: choose on one half, report "
                    "on the other, so nothing reported was tuned on.")
-@click.option("--max-words", default=300, show_default=True, help="Cut each query to N words.")
+@max_words_option(help="Cut each query to N words.")
 @click.option("--candidates", default=1000, show_default=True, help="Chunks fetched per sub-query.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
-@click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder for hybrid_rerank (default: bi-encoder).")
-@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1),
-              default=DEFAULT_RERANK_WEIGHT,
-              show_default=True, help="The reranker's share in hybrid_rerank (1: its score replaces the fused one).")
+@out_option
+@reranker_option(help="CrossEncoder for hybrid_rerank (default: bi-encoder).")
+@rerank_weight_option(help="The reranker's share in hybrid_rerank (1: its score replaces the fused one).")
 @click.option("--labelled-reranker", "labelled", multiple=True, metavar="LABEL=SPEC[@WEIGHT]",
               help="A reranker for configuration hybrid_rerank:LABEL (repeatable). SPEC is a CrossEncoder folder, "
                    "'bi-encoder' (the --encoder) or 'bi-encoder:FOLDER'; WEIGHT is its blend share (default 1). "
                    "One SPEC under several labels is scored once.")
-@click.option("--encoder", envvar="RATIO_ENCODER", help="Query encoder (default: the one the index was built with).")
+@encoder_option()
 @llm_options
 @click.pass_obj
 def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | None, qrels_path: Path | None,
                 configs: tuple[str, ...], baseline: str | None, limit: int | None, half: str | None, max_words: int,
                 candidates: int,
-                out: Path, reranker: str | None, rerank_weight: float, labelled: tuple[str, ...], encoder: str,
+                out: Path, reranker: str | None, rerank_weight: float, labelled: tuple[str, ...], encoder: str | None,
                 llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:
     """Run CONFIGs on BENCHMARK, score them (MAP, P@10, Bpref, MRR, nDCG@10, R@100, R@1000), test each
     against the baseline, and write report.md, report.json and per_query_ap.png into --out."""
@@ -120,7 +123,7 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     queries = queries[:limit]
     # Score only the queries run: the metrics count every judged query in the qrels, a missing one as 0.
     qrels = {q.qid: all_qrels[q.qid] for q in queries}
-    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = ctx.aliases()
     model, rescoring = search_encoders(ctx.client(), aliases, encoder)
     llm = configured_llm(llm_kind, llm_model, llm_url)
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
@@ -185,14 +188,13 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
 
 
 @eval_group.command("roles")
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=Path("../shared/data"),
-              show_default=True, help="Folder holding the labelled datasets.")
-@click.option("--head", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="A trained role head folder (default: the shipped one).")
-@click.option("--encoder", help="Sentence encoder whose shipped head is scored (default: --head's encoder, else "
-                                "all-MiniLM-L6-v2).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
-def roles_command(data: Path, head: Path | None, encoder: str | None, out: Path) -> None:
+@data_option(help="Folder holding the labelled datasets.")
+@role_head_option()
+@hidden_alias("--head", "head", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--encoder", help="Sentence encoder whose shipped head is scored (default: the head's encoder, else "
+                                f"{DEFAULT_ENCODER}).")
+@out_option
+def roles_command(data: Path, role_head: Path | None, head: Path | None, encoder: str | None, out: Path) -> None:
     """Agreement of the role labeller with gold roles: OpenNyAI dev (13 roles) and all of Law-AI (7 roles,
     mapped from the canonical set); writes roles.md and roles.json into --out."""
     import json
@@ -207,6 +209,7 @@ def roles_command(data: Path, head: Path | None, encoder: str | None, out: Path)
     from ratio import settings
     from ratio.encoders import models_dir
 
+    head = either(role_head, head, "--role-head", "--head")
     encoder_id = encoder or (HeadArtifact.load(head).encoder_id if head else DEFAULT_ENCODER)
     labeller = RoleLabeller.load(encoder_for(encoder_id, models_dir()), head, encoder_id=encoder_id)
     cache = EmbeddingCache(settings.cache_dir() / "roles", labeller.artifact.encoder_id)
@@ -229,27 +232,24 @@ def roles_command(data: Path, head: Path | None, encoder: str | None, out: Path)
 
 
 @eval_group.command("provision-qa")
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=Path("../shared/data"),
-              show_default=True, help="Folder holding the benchmark datasets.")
-@click.option("--queries", "queries_path", type=click.Path(exists=True, path_type=Path), help="Queries instead.")
-@click.option("--qrels", "qrels_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Statute qrels instead.")
-@click.option("--method", "methods", multiple=True, type=click.Choice(["parametric", "question", "retrieval_top3"]),
+@data_option()
+@query_file_options("Queries instead.", "Statute qrels instead.", suffix="_path")
+@click.option("--method", "methods", multiple=True, type=click.Choice(METHODS),
               help="Selection method (repeatable; default all three).")
 @click.option("--limit", type=int, help="Only the first N judged queries.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Report folder.")
-@click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder for the top 10 (default: bi-encoder).")
-@click.option("--encoder", envvar="RATIO_ENCODER", help="Query encoder (default: the one the index was built with).")
+@out_option
+@reranker_option(help="CrossEncoder for the top 10 (default: bi-encoder).")
+@encoder_option()
 @llm_options
 @click.pass_obj
 def provision_qa_command(ctx: Context, data: Path, queries_path: Path | None, qrels_path: Path | None,
-                         methods: tuple[str, ...], limit: int | None, out: Path, reranker: str | None, encoder: str,
-                         llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:
+                         methods: tuple[str, ...], limit: int | None, out: Path, reranker: str | None,
+                         encoder: str | None, llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:
     """Set precision, recall and F1 of the provisions the answer mode would use, with and without the
     LLM's remembered (parametric) provisions, and seconds per question; writes provision_qa.md/.json."""
     import json
 
-    from search.evaluate.provision_qa import METHODS, markdown, run_method
+    from search.evaluate.provision_qa import markdown, run_method
 
     queries_path = queries_path or data / BENCHMARKS["aila-statutes"][0]
     qrels_path = qrels_path or data / BENCHMARKS["aila-statutes"][1]
@@ -261,7 +261,7 @@ def provision_qa_command(ctx: Context, data: Path, queries_path: Path | None, qr
     llm = configured_llm(llm_kind, llm_model, llm_url)
     if llm is None and any(m != "retrieval_top3" for m in methods):
         raise click.ClickException("parametric and question need an LLM: pass --llm local or --llm http")
-    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = ctx.aliases()
     _, rescoring = search_encoders(ctx.client(), aliases, encoder)
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
     client, index = ctx.client(), ctx.layout.alias("provisions")

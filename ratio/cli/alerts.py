@@ -20,17 +20,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-import mappings
-from ratio.cli import Context, cli
+from ratio.cli.common import Context
+from ratio.cli.options import filter_options, json_option, role_options
 from search import alerts as saved
 from search.errors import QueryError
 
 
-def _aliases(ctx: Context) -> dict[str, str]:
-    return {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
-
-
-@cli.group("alerts")
+@click.group("alerts")
 def alerts_group() -> None:
     """Saved searches: save a query, then learn which newly indexed judgments match it."""
 
@@ -38,28 +34,24 @@ def alerts_group() -> None:
 @alerts_group.command("save")
 @click.argument("name")
 @click.argument("query")
-@click.option("--court", "courts", multiple=True, help="Only judgments of this court (repeatable).")
-@click.option("--judge", "judges", multiple=True, help="Only judgments with this judge on the bench.")
-@click.option("--from", "date_from", help="Decided on or after (YYYY, YYYY-MM-DD or DD-MM-YYYY).")
-@click.option("--to", "date_to", help="Decided on or before.")
-@click.option("--role", "roles", multiple=True, help="Only chunks of this role (repeatable).")
-@click.option("--mode", type=click.Choice(["off", "boost", "filter"]),
-              help="Role handling (default: filter when roles are named; boost and off restrict nothing).")
+@filter_options()
+@role_options(role_help="Only chunks of this role (repeatable).",
+              mode_help="Role handling (default: filter when roles are named; boost and off restrict nothing).")
 @click.option("--webhook", help="POST matching judgments to this http(s) URL as JSON.")
 @click.option("--replace", is_flag=True, help="Replace a saved search of the same name.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_obj
 def save_command(ctx: Context, name: str, query: str, courts: tuple[str, ...], judges: tuple[str, ...],
-                 date_from: str | None, date_to: str | None, roles: tuple[str, ...], mode: str | None,
+                 date_from: str | None, date_to: str | None, roles: tuple[str, ...], role_mode: str | None,
                  webhook: str | None, replace: bool, as_json: bool) -> None:
     """Save QUERY (same syntax as 'ratio search') under NAME."""
     options = saved.SearchOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
-                                  role_mode=mode)
+                                  role_mode=role_mode)
     try:
         saved.compile_search(query, options)  # bad syntax is reported before touching the cluster
         client = ctx.client()
         saved.ensure_index(client, ctx.layout)
-        search = saved.save_search(client, _aliases(ctx), name, query, options=options, webhook=webhook,
+        search = saved.save_search(client, ctx.aliases(), name, query, options=options, webhook=webhook,
                                    replace=replace)
     except (QueryError, saved.SavedSearchError, saved.AlertsUnavailableError) as exc:
         raise click.ClickException(str(exc)) from exc
@@ -70,11 +62,11 @@ def save_command(ctx: Context, name: str, query: str, courts: tuple[str, ...], j
 
 
 @alerts_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_obj
 def list_command(ctx: Context, as_json: bool) -> None:
     """The saved searches, by name."""
-    searches = saved.list_searches(ctx.client(), _aliases(ctx))
+    searches = saved.list_searches(ctx.client(), ctx.aliases())
     if as_json:
         click.echo(json.dumps([asdict(s) for s in searches], indent=2))
         return
@@ -94,7 +86,7 @@ def list_command(ctx: Context, as_json: bool) -> None:
 def delete_command(ctx: Context, name: str) -> None:
     """Delete the saved search NAME."""
     try:
-        saved.delete_search(ctx.client(), _aliases(ctx), name)
+        saved.delete_search(ctx.client(), ctx.aliases(), name)
     except saved.SavedSearchError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"deleted {name!r}")
@@ -123,7 +115,7 @@ def _echo_alerts(alerts: Sequence[saved.Alert], err: bool = False) -> None:
 @click.option("--notify", is_flag=True, help="POST each alert to its saved search's webhook.")
 @click.option("--timeout", default=10.0, show_default=True, help="Seconds per webhook attempt.")
 @click.option("--attempts", default=3, show_default=True, help="Tries per webhook (the first included).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 @click.pass_obj
 def check_command(ctx: Context, judgment_ids: tuple[str, ...], since: str | None, notify: bool, timeout: float,
                   attempts: int, as_json: bool) -> None:
@@ -131,7 +123,7 @@ def check_command(ctx: Context, judgment_ids: tuple[str, ...], since: str | None
     if not judgment_ids and not since:
         raise click.UsageError("name the judgments to check: --judgment ID (repeatable) and/or --since DATETIME")
     client = ctx.client()
-    aliases = _aliases(ctx)
+    aliases = ctx.aliases()
     ids = list(judgment_ids)
     try:
         if since:

@@ -15,12 +15,11 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-import mappings
 from backends.encoders import ModelError
 from legal.roles import role_label
-from ratio.cli import Context, cli
+from ratio.cli.common import Context, configured_llm
+from ratio.cli.options import encoder_option, filter_options, json_option, llm_options, reranker_option
 from ratio.encoders import search_encoders
-from ratio.llm import configured_llm, llm_options
 from search.answer import MODES, Answer, Answerer, AskOptions, Thresholds, ask
 from search.errors import QueryError
 from search.execute import Searcher
@@ -62,31 +61,28 @@ def render(answer: Answer, console: Console) -> None:
                   f"{answer.took_ms / 1000:.1f} s)[/dim]")
 
 
-@cli.command("ask")
+@click.command("ask")
 @click.argument("question")
 @click.option("--mode", type=click.Choice(MODES), default="auto", show_default=True,
               help="Answer from judgment passages, or from statute provisions the LLM names and the index holds "
                    "(auto: provisions when the question is about a statute).")
 @click.option("--no-parametric", is_flag=True, help="Provision mode: search with the question itself.")
-@click.option("--court", "courts", multiple=True, help="Only judgments of this court.")
-@click.option("--from", "date_from", help="Only judgments decided on or after this date.")
-@click.option("--to", "date_to", help="Only judgments decided on or before this date.")
+@filter_options(judges=False)
 @click.option("--rounds", default=3, show_default=True, help="Most search-draft-check rounds.")
 @click.option("--context-tokens", default=1200, show_default=True, help="Token budget of the passages read.")
 @click.option("--min-context", default=0.25, show_default=True, help="Least context relevance (0..1).")
 @click.option("--min-grounded", default=1.0, show_default=True, help="Least share of supported sentences.")
 @click.option("--min-relevance", default=0.5, show_default=True, help="Least answer relevance (0..1).")
 @click.option("--allow-ungrounded", is_flag=True, help="Show an answer that failed its checks, marked unchecked.")
-@click.option("--reranker", envvar="RATIO_RERANKER",
-              help="A sentence-transformers CrossEncoder (path or id); default: bi-encoder rescoring.")
+@reranker_option()
 @llm_options
-@click.option("--encoder", envvar="RATIO_ENCODER", help="Query encoder (default: the one the index was built with).")
-@click.option("--json", "as_json", is_flag=True, help="Print the whole outcome as JSON.")
+@encoder_option()
+@json_option(help="Print the whole outcome as JSON.")
 @click.pass_obj
 def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, courts: tuple[str, ...],
                 date_from: str | None, date_to: str | None, rounds: int, context_tokens: int, min_context: float,
                 min_grounded: float, min_relevance: float, allow_ungrounded: bool, reranker: str | None,
-                llm_kind: str | None, llm_model: str | None, llm_url: str | None, encoder: str,
+                llm_kind: str | None, llm_model: str | None, llm_url: str | None, encoder: str | None,
                 as_json: bool) -> None:
     """Answer QUESTION from the passages Ratio retrieves, citing them, or say why it cannot."""
     if not question.strip():
@@ -98,7 +94,7 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
         options = AskOptions(Thresholds(min_context, min_grounded, min_relevance), rounds,
                              context_tokens=context_tokens, allow_ungrounded=allow_ungrounded,
                              search={"courts": courts, "date_from": date_from, "date_to": date_to})
-        aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+        aliases = ctx.aliases()
         model, rescoring = search_encoders(ctx.client(), aliases, encoder)
     except (ValueError, ModelError) as exc:
         raise click.ClickException(str(exc)) from exc

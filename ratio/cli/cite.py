@@ -20,8 +20,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-import mappings
-from ratio.cli import Context, cli
+from ratio.cli.common import Context
+from ratio.cli.options import json_option
 from search.citecheck import MAX_TEXT_BYTES, CitationCheck, CitationReport, CitationTextError, check_citations
 from search.citecheck_lookup import CitationLookupError
 
@@ -83,9 +83,9 @@ def summary_line(report: CitationReport) -> str:
             f"{report.unknown} unknown")
 
 
-@cli.command("cite-check")
+@click.command("cite-check")
 @click.argument("source", default="-", metavar="[FILE|-]")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option(help="Print the report as JSON.")
 @click.pass_obj
 def cite_check_command(ctx: Context, source: str, as_json: bool) -> None:
     """Check the citations in a brief or draft (FILE, or stdin with '-') against the corpus.
@@ -97,8 +97,7 @@ def cite_check_command(ctx: Context, source: str, as_json: bool) -> None:
     name, data = _read(source)
     try:
         client = ctx.client()
-        aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
-        report = check_citations(client, aliases, data)
+        report = check_citations(client, ctx.aliases(), data)
     except CitationTextError as exc:
         raise CheckFailed(f"{name}: {exc}") from exc
     except click.ClickException as exc:

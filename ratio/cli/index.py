@@ -1,4 +1,4 @@
-"""``ratio index PATH...`` (the write path) and ``ratio train roles``."""
+"""``ratio index PATH...``: the write path, from judgment and statute files to chunk documents."""
 
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, ModelError, encode
 from backends.opensearch import create_indices, install_pipelines
 from backends.opensearch.indices import fit_to_cluster, index_encoder
 from ratio import settings
-from ratio.cli import Context, cli
-from ratio.cli_alerts import report_index_alerts
+from ratio.cli.alerts import report_index_alerts
+from ratio.cli.common import Context, configured_llm
+from ratio.cli.options import encoder_option, json_option, llm_options, role_head_option
 from ratio.encoders import open_encoder
-from ratio.llm import configured_llm, llm_options
 
 err = Console(stderr=True)
 
 
-def _labeller(encoder_name: str, head: str | None):
+def _labeller(encoder_name: str, head: Path | None):
     """The encoder and the role head trained on its vectors. A static encoder gets no embedding cache: it
     encodes faster than a cache file is read."""
     from indexer.roles.labeller import RoleLabeller
@@ -42,20 +42,18 @@ def _labeller(encoder_name: str, head: str | None):
         # torch then only runs the small role head, next to the bulk thread and often the node itself: one
         # thread ran it 4.6x faster than two on the shared 2-core machine (docs/benchmarks.md).
         torch.set_num_threads(1)
-    return RoleLabeller.load(encoder, path=Path(head) if head else None, cache_dir=cache_dir,
-                             encoder_id=encoder_name)
+    return RoleLabeller.load(encoder, path=head, cache_dir=cache_dir, encoder_id=encoder_name)
 
 
-@cli.command("index")
+@click.command("index")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--source", help="Source label stored on every judgment (default: from the file format).")
 @click.option("--id-prefix", help="Prefix for judgment ids, to keep two corpora apart ('aila' gives aila:C1).")
-@click.option("--encoder", envvar="RATIO_ENCODER",
-              help="Encoder for sentence, chunk and provision vectors, with the role head trained on it: "
-                   f"{INDEX_ENCODER} (static, fast; the default for new indices) or {DEFAULT_ENCODER} (the "
-                   "transformer; slow on a CPU). Default: the encoder the existing indices were built with. "
-                   "Searches encode queries with the index's encoder.")
-@click.option("--role-head", type=click.Path(exists=True, file_okay=False), help="A trained role head folder.")
+@encoder_option(help="Encoder for sentence, chunk and provision vectors, with the role head trained on it: "
+                     f"{INDEX_ENCODER} (static, fast; the default for new indices) or {DEFAULT_ENCODER} (the "
+                     "transformer; slow on a CPU). Default: the encoder the existing indices were built with. "
+                     "Searches encode queries with the index's encoder.")
+@role_head_option()
 @click.option("--window", default=15, show_default=True, help="Most sentences in one chunk.")
 @click.option("--overlap", default=3, show_default=True, help="Sentences shared by consecutive windows.")
 @click.option("--batch-size", default=16, show_default=True, help="Judgments per batch.")
@@ -68,10 +66,10 @@ def _labeller(encoder_name: str, head: str | None):
               help="Rewrite each summary's facts and legal issues with the LLM (--llm), kept only where the "
                    "judgment supports them; seconds per judgment on a CPU.")
 @llm_options
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option(help="Print the report as JSON.")
 @click.pass_obj
 def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: str | None, encoder: str | None,
-          role_head: str | None, window: int, overlap: int, batch_size: int, max_file_mb: int, strict: bool,
+          role_head: Path | None, window: int, overlap: int, batch_size: int, max_file_mb: int, strict: bool,
           retry_seconds: float, refine_summaries: bool, llm_kind: str | None, llm_model: str | None,
           llm_url: str | None, as_json: bool) -> None:
     """Index judgments and statutes from files, directories or globs (.txt, .txt.gz, .json, .jsonl, .pdf, .html).
@@ -114,7 +112,7 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
         install_pipelines(client)
     except OpenSearchException as exc:
         raise click.ClickException(f"cannot prepare the indices on {ctx.settings().url}: {exc}") from exc
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = ctx.aliases()
     total = sum(1 for _ in iter_files(paths))
     progress = Progress(TextColumn("[bold]indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TextColumn("{task.fields[rate]}"), console=err, disable=as_json or not err.is_terminal)
@@ -159,33 +157,3 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
             report_index_alerts(client, aliases, report.indexed_ids, None)
     if report.stopped or (strict and report.failed):
         sys.exit(1)
-
-
-@cli.group()
-def train() -> None:
-    """Train Ratio's own models."""
-
-
-@train.command("roles")
-@click.option("--output", type=click.Path(file_okay=False), required=True, help="Folder for the trained head.")
-@click.option("--opennyai-train", type=click.Path(exists=True, dir_okay=False), required=True,
-              help="OpenNyAI train.json(.gz) (never dev.json, which is the evaluation split).")
-@click.option("--law-ai", type=click.Path(exists=True, file_okay=False), help="Law-AI corpus folder.")
-@click.option("--seed", default=13, show_default=True)
-@click.option("--epochs", type=int, help="Training epochs (default: the trainer's).")
-@click.option("--encoder", default=DEFAULT_ENCODER, show_default=True,
-              help=f"Sentence encoder the head reads ({INDEX_ENCODER} for the fast indexer's head).")
-def train_roles(output: str, opennyai_train: str, law_ai: str | None, seed: int, epochs: int | None,
-                encoder: str) -> None:
-    """Rebuild the rhetorical-role head reproducibly (same data and seed, same head)."""
-    from indexer.roles import train as trainer
-    from ratio.encoders import models_dir
-
-    argv = ["--output", output, "--opennyai-train", opennyai_train, "--seed", str(seed),
-            "--cache-dir", str(settings.cache_dir() / "roles"), "--encoder", encoder,
-            "--models-dir", str(models_dir())]
-    if law_ai:
-        argv += ["--law-ai", law_ai]
-    if epochs:
-        argv += ["--epochs", str(epochs)]
-    trainer.main(argv)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from ratio.cli import Context, cli
+from ratio.cli.common import Context
+from ratio.cli.options import json_option
 from ratio.dashboards import DashboardsImportError, import_saved_objects, saved_objects, to_ndjson
 
 PREFIX_HELP = "Index prefix (default: the global --prefix, RATIO_INDEX_PREFIX, or 'ratio')."
@@ -24,7 +25,7 @@ def _ndjson(ctx: Context, prefix: str | None) -> str:
         raise click.BadParameter(str(exc), param_hint="--prefix") from exc
 
 
-@cli.group("dashboards")
+@click.group("dashboards")
 def dashboards_group() -> None:
     """OpenSearch Dashboards: index patterns, visualisations and an overview dashboard."""
 
@@ -49,7 +50,7 @@ def export_command(ctx: Context, prefix: str | None, out: Path | None) -> None:
 @click.option("--url", "dashboards_url", envvar="RATIO_DASHBOARDS_URL", default="http://localhost:5601",
               show_default=True, help="OpenSearch Dashboards URL (not the OpenSearch one).")
 @click.option("--prefix", help=PREFIX_HELP)
-@click.option("--json", "as_json", is_flag=True, help="Print Dashboards' answer as JSON.")
+@json_option(help="Print Dashboards' answer as JSON.")
 @click.pass_obj
 def import_command(ctx: Context, dashboards_url: str, prefix: str | None, as_json: bool) -> None:
     """Import the saved objects into a running Dashboards, overwriting earlier copies.

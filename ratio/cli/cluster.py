@@ -3,7 +3,7 @@
 A subgroup rather than ``ratio opensearch start --nodes N``: a cluster has verbs a single node has not (stop
 or restart one member, a rolling restart), its own state (several members, each with its ports), and it
 runs beside the single node (9200) instead of replacing it, so ``ratio opensearch stop`` never has to
-guess which of the two it means.
+guess which of the two it means. :mod:`ratio.cli` adds the group under ``ratio opensearch``.
 """
 
 from __future__ import annotations
@@ -11,19 +11,12 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from backends.opensearch.cluster import LocalCluster
-from ratio import settings
-from ratio.cli import _emit, _node_errors, opensearch
+from ratio.cli.common import emit, local_cluster
+from ratio.cli.node import java_home_option, node_errors
+from ratio.cli.options import json_option
 
 
-def local_cluster(java_home: str | None = None) -> LocalCluster:
-    """The cluster under ``$RATIO_HOME/opensearch-cluster``, sharing the local node's installation."""
-    return LocalCluster(settings.home_dir() / "opensearch-cluster", settings.cache_dir() / "maven",
-                        install_home=settings.home_dir() / "opensearch", java_home=settings.java_home(java_home),
-                        repository_url=settings.maven_repository())
-
-
-@opensearch.group()
+@click.group()
 def cluster() -> None:
     """A multi-node cluster on 127.0.0.1 (one installation, a home, ports and name per node)."""
 
@@ -35,9 +28,9 @@ def cluster() -> None:
 @click.option("--transport-port", type=click.IntRange(1024, 65535),
               help="Transport port of node 1 (default 9301, or the next free range).")
 @click.option("--heap-mb", type=click.IntRange(min=256), help="JVM heap per node (default 512).")
-@click.option("--java-home", help="JDK to use (default: $RATIO_JAVA_HOME, $JAVA_HOME, else the newest suitable one).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@_node_errors
+@java_home_option
+@json_option()
+@node_errors
 def cluster_start(nodes: int | None, port: int | None, transport_port: int | None, heap_mb: int | None,
                   java_home: str | None, as_json: bool) -> None:
     """Start the members that are not running (forming the cluster the first time) and wait until all joined.
@@ -48,7 +41,7 @@ def cluster_start(nodes: int | None, port: int | None, transport_port: int | Non
     info = local_cluster(java_home).start(nodes, http_port=port, transport_port=transport_port, heap_mb=heap_mb,
                                           progress=lambda message: click.echo(f"  {message}", err=True))
     if as_json:
-        _emit(info, True)
+        emit(info, True)
         return
     started = (f"started {', '.join(info['started'])} in {info['form_seconds']}s" if info["started"]
                else "already running")
@@ -59,7 +52,7 @@ def cluster_start(nodes: int | None, port: int | None, transport_port: int | Non
 
 @cluster.command("stop")
 @click.option("--node", "number", type=click.IntRange(min=1), help="Stop only this member (1, 2, ...).")
-@_node_errors
+@node_errors
 def cluster_stop(number: int | None) -> None:
     """Stop every member, or one."""
     local = local_cluster()
@@ -71,7 +64,7 @@ def cluster_stop(number: int | None) -> None:
 
 
 @cluster.command("restart")
-@_node_errors
+@node_errors
 def cluster_restart() -> None:
     """Rolling restart: each member in turn stopped and started, the cluster green again before the next."""
     for row in local_cluster().rolling_restart():
@@ -79,7 +72,7 @@ def cluster_restart() -> None:
 
 
 @cluster.command("status")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option()
 def cluster_status(as_json: bool) -> None:
     """The cluster's shape, each member, its health and its elected cluster manager."""
     info = local_cluster().status()
@@ -87,7 +80,7 @@ def cluster_status(as_json: bool) -> None:
     for row in info.get("members", []):
         table.add_row(row["node"], "yes" if row["running"] else "no", str(row["pid"] or ""), row["url"],
                       str(row["transport_port"]))
-    _emit(info, as_json, table)
+    emit(info, as_json, table)
     if not as_json and info["created"]:
         click.echo(f"health {info['health']}, {info['nodes_joined']} nodes joined, "
                    f"cluster manager {info['cluster_manager']}")
@@ -98,7 +91,7 @@ def cluster_status(as_json: bool) -> None:
 @cluster.command("logs")
 @click.option("--node", "number", type=click.IntRange(min=1), default=1, show_default=True, help="Which member.")
 @click.option("-n", "--lines", default=50, show_default=True, help="How many lines.")
-@_node_errors
+@node_errors
 def cluster_logs(number: int, lines: int) -> None:
     """The last lines of one member's log."""
     click.echo(local_cluster().member(number).logs(lines))

@@ -12,15 +12,24 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-import mappings
 from backends.encoders import ModelError
-from ratio.cli import Context, cli
+from ratio.cli.common import Context, configured_llm
+from ratio.cli.options import (
+    encoder_option,
+    expand_option,
+    filter_options,
+    fusion_option,
+    json_option,
+    llm_options,
+    rerank_weight_option,
+    reranker_option,
+    role_options,
+)
 from ratio.encoders import search_encoders
-from ratio.llm import configured_llm, llm_options
 from search.errors import QueryError
 from search.execute import Searcher, SearchResult
 from search.request import SearchRequest
-from search.rerank import DEFAULT_RERANK_WEIGHT, BiEncoderRescorer, CrossEncoderReranker
+from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 from search.syntax import MAX_TERMS, as_plain_text
 
 SYNTAX_HELP = """Query syntax: words (ranked), "quoted phrases" (exact, no stemming), AND / OR / NOT, -word,
@@ -50,54 +59,46 @@ def _table(query: str, result: SearchResult) -> Table:
     return table
 
 
-@cli.command("search", epilog=SYNTAX_HELP)
+@click.command("search", epilog=SYNTAX_HELP)
 @click.argument("query")
-@click.option("--court", "courts", multiple=True, help="Only judgments of this court (repeatable).")
-@click.option("--judge", "judges", multiple=True, help="Only judgments with this judge on the bench.")
-@click.option("--from", "date_from", help="Decided on or after (YYYY, YYYY-MM-DD or DD-MM-YYYY).")
-@click.option("--to", "date_to", help="Decided on or before.")
-@click.option("--role", "roles", multiple=True, help="Preferred (or, with --mode filter, required) role.")
-@click.option("--mode", type=click.Choice(["off", "boost", "filter"]), help="Role handling (default boost).")
-@click.option("--fusion", type=click.Choice(["minmax", "rrf"]), default="minmax", show_default=True)
+@filter_options()
+@role_options(role_help="Preferred (or, with --mode filter, required) role (repeatable).",
+              mode_help="Role handling (default boost).")
+@fusion_option()
 @click.option("--size", default=10, show_default=True, help="Judgments per page.")
 @click.option("--page", default=1, show_default=True)
 @click.option("--rerank", is_flag=True, help="Rescore the top chunks before rolling up to judgments.")
 @click.option("--rerank-top", default=50, show_default=True, help="How many chunks to rescore.")
-@click.option("--reranker", envvar="RATIO_RERANKER",
-              help="A sentence-transformers CrossEncoder (path or id); default: bi-encoder rescoring.")
-@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1),
-              default=DEFAULT_RERANK_WEIGHT,
-              show_default=True, help="The reranker's share of a reranked chunk's score; the rest is the fused "
-                                      "score (1: the reranker's score replaces it).")
+@reranker_option()
+@rerank_weight_option()
 @click.option("--explain", is_flag=True, help="Add a one-line reason to each hit (by the LLM, if one is set).")
 @click.option("--explain-top", default=5, show_default=True, help="How many hits the LLM explains.")
-@click.option("--expand", type=click.Choice(["issues", "provisions"]), multiple=True,
-              help="LLM expansion: legal issues as extra queries, parametric provisions for provision retrieval.")
+@expand_option()
 @click.option("--provisions", default=0, help="Also list this many statute provisions (5 with --expand provisions).")
 @llm_options
 @click.option("--plain", is_flag=True, help="Search the text as plain words (for pasted facts): no operators.")
-@click.option("--encoder", envvar="RATIO_ENCODER", help="Query encoder (default: the one the index was built with).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@encoder_option()
+@json_option()
 @click.pass_obj
 def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tuple[str, ...], date_from: str | None,
-                   date_to: str | None, roles: tuple[str, ...], mode: str | None, fusion: str, size: int, page: int,
-                   rerank: bool, rerank_top: int, reranker: str | None, rerank_weight: float, explain: bool,
-                   explain_top: int,
+                   date_to: str | None, roles: tuple[str, ...], role_mode: str | None, fusion: str, size: int,
+                   page: int, rerank: bool, rerank_top: int, reranker: str | None, rerank_weight: float,
+                   explain: bool, explain_top: int,
                    expand: tuple[str, ...], provisions: int, llm_kind: str | None, llm_model: str | None,
-                   llm_url: str | None, plain: bool, encoder: str, as_json: bool) -> None:
+                   llm_url: str | None, plain: bool, encoder: str | None, as_json: bool) -> None:
     """Search judgments: BM25 and vector similarity over role-typed chunks, fused, rolled up to judgments."""
     if plain:
         query = as_plain_text(query, max_words=MAX_TERMS)
     try:
         request = SearchRequest.from_query(query, courts=courts, judges=judges, date_from=date_from,
-                                           date_to=date_to, roles=roles, role_mode=mode, fusion=fusion,
+                                           date_to=date_to, roles=roles, role_mode=role_mode, fusion=fusion,
                                            size=size, page=page, rerank=rerank, rerank_top=rerank_top,
                                            explain=explain, explain_top=explain_top, expand=expand,
                                            provisions=provisions)
     except QueryError as exc:
         raise click.ClickException(str(exc)) from exc
     client = ctx.client()
-    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = ctx.aliases()
     try:
         model, rescoring = search_encoders(client, aliases, encoder)
     except ModelError as exc:

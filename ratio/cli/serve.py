@@ -10,22 +10,19 @@ from __future__ import annotations
 import click
 
 from ratio import settings
-from ratio.cli import Context, cli
-from ratio.llm import llm_options
-from search.rerank import DEFAULT_RERANK_WEIGHT
+from ratio.cli.common import Context
+from ratio.cli.options import api_key_option, llm_options, rerank_weight_option, reranker_option
 
 
-@cli.command("serve")
+@click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (0.0.0.0: all interfaces).")
 @click.option("--port", default=8000, show_default=True)
-@click.option("--api-key", envvar="RATIO_API_KEY", help="Require this key (X-API-Key header) on /api/ routes.")
+@api_key_option(help="Require this key (X-API-Key header) on /api/ routes.")
 @click.option("--cors-origin", "cors_origins", multiple=True, envvar="RATIO_CORS_ORIGINS",
               help="Allow this origin to call the API from a browser (repeatable; default: none).")
 @click.option("--no-pages", is_flag=True, help="Serve the API only.")
-@click.option("--reranker", envvar="RATIO_RERANKER", help="A CrossEncoder for rerank=true (default: bi-encoder).")
-@click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1),
-              default=DEFAULT_RERANK_WEIGHT,
-              show_default=True, help="The reranker's share of a reranked score; the rest is the fused score.")
+@reranker_option(help="A CrossEncoder for rerank=true (default: bi-encoder).")
+@rerank_weight_option(help="The reranker's share of a reranked score; the rest is the fused score.")
 @click.option("--workers", default=1, show_default=True, help="Thread-pool size is uvicorn's; this is processes.")
 @llm_options
 @click.pass_obj

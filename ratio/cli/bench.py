@@ -13,16 +13,25 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-import mappings
 from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, STATIC_ENCODER, is_static
 from backends.llm import LLMError
 from ratio import settings
-from ratio.cli import Context, cli
+from ratio.cli.common import Context
+from ratio.cli.options import (
+    api_key_option,
+    encoder_option,
+    json_option,
+    limit_option,
+    llm_options,
+    max_words_option,
+    reranker_option,
+    role_mode_option,
+)
 from ratio.encoders import models_dir, search_encoders
-from ratio.llm import llm_options, open_llm
+from ratio.llm import open_llm
 from search.benchmark import LLM_MODES, MODES, Latency, measure, percentile
 from search.execute import Searcher
-from search.request import SearchRequest
+from search.request import RoleMode, SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 from search.syntax import as_plain_text
 
@@ -40,25 +49,26 @@ def read_queries(path: Path) -> list[str]:
     return queries
 
 
-@cli.group()
+@click.group()
 def bench() -> None:
     """Measure Ratio on this machine."""
 
 
 @bench.command("search")
 @click.argument("queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--limit", type=int, help="Use only the first N queries.")
-@click.option("--max-words", default=300, show_default=True,
-              help="Cut each query to its first N words (AILA fact patterns run past the 1,000-word query limit).")
-@click.option("--mode", "role_mode", type=click.Choice(["off", "boost"]), default="boost", show_default=True)
+@limit_option()
+@max_words_option(help="Cut each query to its first N words (AILA fact patterns run past the 1,000-word query "
+                       "limit).")
+@role_mode_option(choices=[m.value for m in RoleMode if m is not RoleMode.FILTER], default=RoleMode.BOOST.value,
+                  help="Role handling (filter needs named roles, and these queries name none).")
 @click.option("--rerank-top", default=50, show_default=True, help="Chunks rescored in hybrid_rerank.")
-@click.option("--reranker", envvar="RATIO_RERANKER", help="CrossEncoder path or id (default: bi-encoder rescoring).")
-@click.option("--encoder", envvar="RATIO_ENCODER", help="Query encoder (default: the one the index was built with).")
+@reranker_option()
+@encoder_option()
 @llm_options
-@click.option("--json", "as_json", is_flag=True)
+@json_option()
 @click.pass_obj
 def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int, role_mode: str, rerank_top: int,
-                 reranker: str | None, encoder: str, llm_kind: str | None, llm_model: str | None,
+                 reranker: str | None, encoder: str | None, llm_kind: str | None, llm_model: str | None,
                  llm_url: str | None, as_json: bool) -> None:
     """Latency per search path over the queries in QUERIES (one per line, or AILA's Query_doc.txt).
 
@@ -71,7 +81,7 @@ def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int,
         raise click.ClickException(str(exc)) from exc
     texts = [as_plain_text(text, max_words) for text in read_queries(queries)[:limit]]
     client = ctx.client()
-    aliases = {kind: ctx.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = ctx.aliases()
     model, rescoring = search_encoders(client, aliases, encoder)
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
     searcher = Searcher(client, aliases, model, reranker=scorer, llm=llm)
@@ -93,10 +103,10 @@ def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int,
 @bench.command("api")
 @click.argument("queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--url", default="http://127.0.0.1:8000", show_default=True, help="A running 'ratio serve'.")
-@click.option("--api-key", envvar="RATIO_API_KEY")
-@click.option("--limit", type=int, help="Use only the first N queries.")
-@click.option("--max-words", default=300, show_default=True, help="Cut each query to its first N words.")
-@click.option("--json", "as_json", is_flag=True)
+@api_key_option(help="The server's API key (X-API-Key header), if it requires one.")
+@limit_option()
+@max_words_option()
+@json_option()
 def bench_api(queries: Path, url: str, api_key: str | None, limit: int | None, max_words: int,
               as_json: bool) -> None:
     """Latency of the REST API as a client sees it, over HTTP, one request at a time: a search (page of 10,
@@ -151,7 +161,7 @@ def bench_api(queries: Path, url: str, api_key: str | None, limit: int | None, m
               help="Pipelines to run, in order (repeatable; default: all, the default pipeline first).")
 @click.option("--batch-size", default=16, show_default=True, help="Judgments per batch.")
 @click.option("--threads", default=2, show_default=True, help="torch threads in each pipeline's process.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON object; its judgments_per_s is the default pipeline's.")
+@json_option(help="One JSON object; its judgments_per_s is the default pipeline's.")
 @click.pass_obj
 def bench_index_command(ctx: Context, paths: tuple[str, ...], limit: int | None, pipelines: tuple[str, ...],
                         batch_size: int, threads: int, as_json: bool) -> None:

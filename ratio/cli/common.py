@@ -1,0 +1,101 @@
+"""What the command modules share: the connection context, JSON-or-table output, the local node and cluster,
+and the LLM.
+
+Nothing here registers a command, so every command module can import it without importing the package
+that assembles the group (:mod:`ratio.cli`), and there is no import cycle.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from opensearchpy import OpenSearch
+from rich.console import Console
+from rich.table import Table
+
+import mappings
+from backends.llm import LLM, LLMError
+from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
+from backends.opensearch.cluster import LocalCluster
+from ratio import settings
+from ratio.llm import open_llm
+
+console = Console()
+
+# Benchmarks by name: a queries file, a qrels file (both under --data) and what the qrels judge.
+BENCHMARKS: dict[str, tuple[str, str, str]] = {
+    "aila-precedents": ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_priorcases.txt", "judgments"),
+    "aila-statutes": ("aila-2019/Query_doc.txt", "aila-2019/relevance_judgments_statutes.txt", "provisions"),
+    "irled": ("fire2017-irled-precedent/Current_Cases", "fire2017-irled-precedent/irled-qrel.txt", "judgments"),
+}
+DEFAULT_DATA = Path("../shared/data")  # the shared folder beside a checkout of the repository
+
+
+def emit(data: Any, as_json: bool, table: Table | None = None) -> None:
+    """``data`` as indented JSON for machines (or when there is no table), else the table for people."""
+    if as_json or table is None:
+        click.echo(json.dumps(data, indent=2, default=str))
+    else:
+        console.print(table)
+
+
+def local_node(port: int | None = None, heap_mb: int | None = None, java_home: str | None = None) -> LocalNode:
+    """The local OpenSearch node under Ratio's data directory, as the settings describe it."""
+    return LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven",
+                     port=port, heap_mb=heap_mb, java_home=settings.java_home(java_home),
+                     repository_url=settings.maven_repository())
+
+
+def local_cluster(java_home: str | None = None) -> LocalCluster:
+    """The loopback cluster under ``$RATIO_HOME/opensearch-cluster``, sharing the local node's installation."""
+    return LocalCluster(settings.home_dir() / "opensearch-cluster", settings.cache_dir() / "maven",
+                        install_home=settings.home_dir() / "opensearch", java_home=settings.java_home(java_home),
+                        repository_url=settings.maven_repository())
+
+
+def cluster_url() -> str | None:
+    """Every member URL of the loopback cluster, comma-separated, when one of them runs (else None)."""
+    cluster = local_cluster()
+    return ",".join(cluster.urls) if cluster.running_urls() else None
+
+
+class Context:
+    """Connection options shared by every command that talks to a cluster (``ctx.obj`` of the group)."""
+
+    def __init__(self, url: str | None, user: str | None, password: str | None, verify: bool, prefix: str):
+        self.url, self.user, self.password, self.verify, self.prefix = url, user, password, verify, prefix
+
+    def settings(self) -> ConnectionSettings:
+        url = self.url or local_node().url or cluster_url()
+        if not url:
+            raise click.ClickException(
+                "no OpenSearch to talk to: start the local node with 'ratio opensearch start', "
+                "or set OPENSEARCH_URL (and OPENSEARCH_USER/OPENSEARCH_PASSWORD) for an existing cluster"
+            )
+        return ConnectionSettings(url=url, user=self.user, password=self.password, verify_certs=self.verify)
+
+    def client(self) -> OpenSearch:
+        return connect(self.settings())
+
+    @property
+    def layout(self) -> IndexLayout:
+        try:
+            return IndexLayout(self.prefix)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--prefix") from exc
+
+    def aliases(self) -> dict[str, str]:
+        """Each index kind's alias under the prefix, as the search and alert layers take them."""
+        layout = self.layout
+        return {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+
+
+def configured_llm(llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> LLM | None:
+    """The LLM the ``--llm`` options and the environment ask for (None: none), errors as a message for the user."""
+    try:
+        return open_llm(settings.LLMSettings.read(kind=llm_kind, model=llm_model, url=llm_url))
+    except (ValueError, LLMError) as exc:
+        raise click.ClickException(str(exc)) from exc
