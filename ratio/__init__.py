@@ -9,11 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Client", "JudgmentRecord", "RemoteClient", "__version__"]
+__all__ = ["Client", "JudgmentRecord", "RemoteClient", "SearchOptions", "StoredJudgment", "__version__"]
 
 if TYPE_CHECKING:
     from ratio.client import Client, JudgmentRecord
     from ratio.remote import RemoteClient
+    from search.options import SearchOptions
+    from search.records import StoredJudgment
 
 
 def __getattr__(name: str) -> Any:
@@ -26,4 +28,12 @@ def __getattr__(name: str) -> Any:
         from ratio.remote import RemoteClient
 
         return RemoteClient
+    if name == "SearchOptions":
+        from search.options import SearchOptions
+
+        return SearchOptions
+    if name == "StoredJudgment":
+        from search.records import StoredJudgment
+
+        return StoredJudgment
     raise AttributeError(name)

@@ -6,8 +6,6 @@ so creating a client is cheap and makes no request.
 
 from __future__ import annotations
 
-import datetime as dt
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -23,35 +21,13 @@ from search.citecheck import CitationReport, check_citations
 from search.document_query import rank_by_document
 from search.execute import Searcher, SearchResult
 from search.explain import Explanation, explain
-from search.explain_llm import HitRecord, llm_explain
+from search.explain_llm import hit_record, llm_explain
+from search.options import SearchOptions
+from search.records import JUDGMENT_FIELDS, StoredJudgment
 from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, BiEncoderRescorer, CrossEncoderReranker, Reranker
 
-
-@dataclass(frozen=True)
-class JudgmentRecord:
-    """A judgment as stored in the ``judgments`` index."""
-
-    judgment_id: str
-    title: str | None
-    court: str | None
-    decision_date: dt.date | None
-    judges: tuple[str, ...]
-    citations: tuple[str, ...]
-    cited_judgments: tuple[str, ...]
-    cited_provisions: tuple[str, ...]
-    summary: dict[str, Any]
-    text: str
-
-    @classmethod
-    def from_source(cls, source: dict[str, Any]) -> JudgmentRecord:
-        date = source.get("decision_date")
-        return cls(source["judgment_id"], source.get("title"), source.get("court"),
-                   dt.date.fromisoformat(date) if date else None, tuple(source.get("judges") or ()),
-                   tuple(source.get("citations") or ()), tuple(source.get("cited_judgments") or ()),
-                   tuple(source.get("cited_provisions") or ()),
-                   {k: v for k, v in (source.get("summary") or {}).items() if k != "provenance"},
-                   source.get("text") or "")
+JudgmentRecord = StoredJudgment  # the name this class had before the read side had one home
 
 
 class Client:
@@ -119,20 +95,21 @@ class Client:
         return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker, llm=self.llm,
                         rerank_weight=self.rerank_weight)
 
-    def search(self, query: str, **options: Any) -> SearchResult:
-        """Search with Ratio's query syntax; ``options`` are those of ``SearchRequest.from_query``
-        (``expand="issues,provisions"``, ``explain=True``, ``provisions=5``, ``rerank=True``, ...)."""
-        return self.searcher.search(SearchRequest.from_query(query, **options))
+    def search(self, query: str, options: SearchOptions | None = None, **overrides: Any) -> SearchResult:
+        """Search with Ratio's query syntax and ``options`` (:class:`search.options.SearchOptions`, the same as
+        ``ratio search`` and the API take); keyword ``overrides`` are those of ``SearchRequest.from_query``
+        (``expand="issues,provisions"``, ``explain=True``, ``provisions=5``, ``cites=[...]``, ...)."""
+        return self.searcher.search(SearchRequest.from_options(query, options, **overrides))
 
     def facets(self, query: str, **options: Any) -> dict[str, Any]:
         """Facet counts (court, year, role, cited provisions, judges) over the judgments matching ``query``."""
         return self.search(query, facets=True, size=1, **options).facets
 
-    def judgment(self, judgment_id: str) -> JudgmentRecord:
+    def judgment(self, judgment_id: str) -> StoredJudgment:
         """One judgment with its metadata, summary fields and full text."""
         source = self.client.get(index=self.aliases["judgments"], id=judgment_id,
-                                 params={"_source_excludes": "vector"})["_source"]
-        return JudgmentRecord.from_source(source)
+                                 params={"_source_includes": ",".join(JUDGMENT_FIELDS)})["_source"]
+        return StoredJudgment.from_source(source, judgment_id)
 
     def check_citations(self, text: str | bytes) -> CitationReport:
         """Which judgments and provisions cited in ``text`` (a brief, a draft) the corpus holds, which are
@@ -140,16 +117,17 @@ class Client:
         Raises a :class:`search.citecheck.CitationTextError` (a ``QueryError``) for empty, binary or huge text."""
         return check_citations(self.client, self.aliases, text)
 
-    def search_by_document(self, text: str, size: int = 10, *, exclude: str | None = None) -> list[JudgmentRecord]:
+    def search_by_document(self, text: str, size: int = 10, *, exclude: str | None = None) -> list[StoredJudgment]:
         """Precedents for a whole document (a judgment, a brief), read whole rather than cut to the query
         limit (:mod:`search.document_query`); ``exclude`` drops the document's own id when it is indexed. The
         records come without their text (``Client.judgment`` has it)."""
         ranked = rank_by_document(self.client, self.aliases["judgments"], text, depth=size, exclude=exclude)
         if not ranked:
             return []
+        fields = ",".join(f for f in JUDGMENT_FIELDS if f != "text")
         docs = self.client.mget(index=self.aliases["judgments"], body={"ids": [doc for doc, _ in ranked]},
-                                params={"_source_excludes": "vector,text"})["docs"]
-        return [JudgmentRecord.from_source(d["_source"]) for d in docs if d.get("found")]
+                                params={"_source_includes": fields})["docs"]
+        return [StoredJudgment.from_source(d["_source"], d["_id"]) for d in docs if d.get("found")]
 
     def ask(self, question: str, *, mode: str = "auto", parametric: bool = True,
             options: AskOptions | None = None, on_event: Any = None) -> Answer:
@@ -175,10 +153,7 @@ class Client:
         extractive = explain(text, passage["role"], passage["text"], statutes=request.filters.statutes,
                              cites=request.filters.cites, cited_provisions=record.cited_provisions,
                              cited_judgments=record.cited_judgments,
-                             legal_issues=record.summary.get("legal_issues") or ())
+                             legal_issues=record.legal_issues)
         if self.llm is None:
             return extractive
-        hit = HitRecord(record.title or "", record.summary.get("facts") or "",
-                        tuple(record.summary.get("legal_issues") or ()), record.summary.get("reasoning") or "",
-                        record.cited_provisions, record.cited_judgments, passage["role"], passage["text"])
-        return llm_explain(self.llm, text, hit, extractive)
+        return llm_explain(self.llm, text, hit_record(record, passage["role"], passage["text"]), extractive)

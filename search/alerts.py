@@ -38,11 +38,13 @@ from backends.opensearch.indices import IndexLayout, create_indices, current_ind
 from backends.webhooks import post_json
 from search.builders import bm25_query
 from search.errors import BadValueError
-from search.request import RoleMode, SearchRequest
+from search.options import FilterOptions, RoleMode
+from search.request import SearchRequest
 
 __all__ = [
-    "Alert", "AlertsUnavailableError", "Delivery", "DuplicateSearchError", "MatchedJudgment", "SavedSearch",
-    "SavedSearchError", "SearchOptions", "UnknownSearchError", "alert_payload", "check", "compile_search",
+    "Alert", "AlertsUnavailableError", "Delivery", "DuplicateSearchError", "FilterOptions", "MatchedJudgment",
+    "SavedSearch",
+    "SavedSearchError", "UnknownSearchError", "alert_payload", "check", "compile_search",
     "delete_search", "ensure_index", "judgments_since", "list_searches", "notify", "save_search",
 ]
 
@@ -50,6 +52,7 @@ KIND = "saved_searches"
 NAME = re.compile(r"[\w][\w .:@-]{0,99}")
 PAGE = 500  # saved searches or chunks per page
 PERCOLATE_BATCH = 100  # chunks percolated per request
+NO_FILTERS = FilterOptions()  # a saved search restricted by its query text alone
 _OWN_FIELDS = ["name", "query_text", "options", "webhook", "created_at"]
 
 
@@ -70,30 +73,12 @@ class AlertsUnavailableError(RuntimeError):
 
 
 @dataclass(frozen=True)
-class SearchOptions:
-    """The explicit options of a saved search, kept as given (the query text carries the rest)."""
-
-    courts: tuple[str, ...] = ()
-    judges: tuple[str, ...] = ()
-    date_from: str | None = None
-    date_to: str | None = None
-    roles: tuple[str, ...] = ()
-    role_mode: str | None = None
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SearchOptions:
-        return cls(courts=tuple(data.get("courts", ())), judges=tuple(data.get("judges", ())),
-                   date_from=data.get("date_from"), date_to=data.get("date_to"),
-                   roles=tuple(data.get("roles", ())), role_mode=data.get("role_mode"))
-
-
-@dataclass(frozen=True)
 class SavedSearch:
     """A saved search: its unique name, the query as typed, options, webhook and when it was saved."""
 
     name: str
     query: str
-    options: SearchOptions = field(default_factory=SearchOptions)
+    options: FilterOptions = field(default_factory=FilterOptions)
     webhook: str | None = None
     created_at: str = ""
 
@@ -131,15 +116,13 @@ class Delivery:
 
 # ---------------------------------------------------------------- compile and validate
 
-def compile_search(query: str, options: SearchOptions = SearchOptions()) -> dict[str, Any]:
+def compile_search(query: str, options: FilterOptions = NO_FILTERS) -> dict[str, Any]:
     """The percolator query of a saved search: the BM25 part of the search it stands for (pure).
 
     Raises a :class:`search.errors.QueryError` with a message a user can act on for bad syntax or options.
     """
-    mode = options.role_mode or ("filter" if options.roles else None)
-    request = SearchRequest.from_query(query, courts=options.courts, judges=options.judges,
-                                       date_from=options.date_from, date_to=options.date_to, roles=options.roles,
-                                       role_mode=mode, classify=False)
+    mode = options.role_mode or (RoleMode.FILTER if options.roles else None)
+    request = SearchRequest.from_options(query, options, role_mode=mode, classify=False)
     return bm25_query(request, with_roles=request.role_mode is RoleMode.FILTER)
 
 
@@ -188,14 +171,14 @@ def _has_saved(client: OpenSearch, aliases: Mapping[str, str]) -> bool:
 
 def _from_source(source: Mapping[str, Any]) -> SavedSearch:
     return SavedSearch(name=source["name"], query=source.get("query_text", ""),
-                       options=SearchOptions.from_dict(source.get("options") or {}),
+                       options=FilterOptions.from_dict(source.get("options") or {}),
                        webhook=source.get("webhook"), created_at=source.get("created_at", ""))
 
 
 # ---------------------------------------------------------------- save, list, delete
 
 def save_search(client: OpenSearch, aliases: Mapping[str, str], name: str, query: str, *,
-                options: SearchOptions = SearchOptions(), webhook: str | None = None, replace: bool = False,
+                options: FilterOptions = NO_FILTERS, webhook: str | None = None, replace: bool = False,
                 now: dt.datetime | None = None) -> SavedSearch:
     """Validate and store a saved search; visible to :func:`check` when this returns.
 

@@ -27,6 +27,7 @@ from opensearchpy import NotFoundError, OpenSearch
 from legal.citations import canonical_case_name
 from search.builders import bm25_query
 from search.citecheck_lookup import lookup_case_names, lookup_provisions, lookup_reporters
+from search.records import JUDGMENT_FIELDS, StoredJudgment
 from search.request import SearchRequest
 
 __all__ = ["CitationLink", "ExploreView", "JudgmentView", "SentenceView", "explore", "judgment_view"]
@@ -150,26 +151,22 @@ def judgment_view(client: OpenSearch, aliases: dict[str, str], judgment_id: str)
     """The judgment page's data, or None when the corpus has no judgment with this id."""
     try:
         source = client.get(index=aliases["judgments"], id=judgment_id,
-                            params={"_source_excludes": "vector"})["_source"]
+                            params={"_source_includes": ",".join(JUDGMENT_FIELDS)})["_source"]
     except NotFoundError:
         return None
-    text = source.get("text") or ""
-    sentences, truncated = _sentences(client, aliases["chunks"], judgment_id, text)
-    cited_judgments = list(source.get("cited_judgments") or ())
-    cited_provisions = list(source.get("cited_provisions") or ())
-    judgments = resolve_judgments(client, aliases["judgments"], cited_judgments)
-    provisions = resolve_provisions(client, aliases["provisions"], cited_provisions)
-    summary = {k: v for k, v in (source.get("summary") or {}).items() if k != "provenance"}
+    stored = StoredJudgment.from_source(source, judgment_id)
+    sentences, truncated = _sentences(client, aliases["chunks"], judgment_id, stored.text)
+    judgments = resolve_judgments(client, aliases["judgments"], list(stored.cited_judgments))
+    provisions = resolve_provisions(client, aliases["provisions"], list(stored.cited_provisions))
     return JudgmentView(
-        judgment_id=judgment_id, title=source.get("title"), court=source.get("court"),
-        decision_date=source.get("decision_date"), judges=tuple(source.get("judges") or ()),
-        case_number=source.get("case_number"), citations=tuple(source.get("citations") or ()), summary=summary,
-        sentences=tuple(sentences), role_counts=dict(Counter(s.role for s in sentences).most_common()),
-        cites_judgments=tuple(CitationLink(c, *judgments.get(c, (None, None))) for c in cited_judgments),
-        cites_provisions=tuple(CitationLink(c, *provisions.get(c, (None, None))) for c in cited_provisions),
-        cited_by=tuple(cited_by(client, aliases["judgments"], judgment_id, list(source.get("citations") or ()),
-                                source.get("title"))),
-        text_length=len(text), truncated=truncated)
+        judgment_id=judgment_id, title=stored.title, court=stored.court, decision_date=stored.date_text,
+        judges=stored.judges, case_number=stored.case_number, citations=stored.citations,
+        summary=dict(stored.summary), sentences=tuple(sentences),
+        role_counts=dict(Counter(s.role for s in sentences).most_common()),
+        cites_judgments=tuple(CitationLink(c, *judgments.get(c, (None, None))) for c in stored.cited_judgments),
+        cites_provisions=tuple(CitationLink(c, *provisions.get(c, (None, None))) for c in stored.cited_provisions),
+        cited_by=tuple(cited_by(client, aliases["judgments"], judgment_id, list(stored.citations), stored.title)),
+        text_length=len(stored.text), truncated=truncated)
 
 
 # ---------------------------------------------------------------- explore

@@ -32,15 +32,16 @@ from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
 from search.fusion import DEFAULT_RANK_CONSTANT, FusionMethod, fuse
 from search.intent import classify_intent
+from search.options import ExpansionKind, RoleMode
 from search.provisions import ProvisionHit, find_provisions
-from search.request import RoleMode, SearchRequest
+from search.records import HIT_FIELDS, ChunkHit, JudgmentChunks, StoredJudgment, by_id, roll_up
+from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
 from search.syntax import as_plain_text, parse_query
 
+__all__ = ["ChunkHit", "JudgmentChunks", "JudgmentHit", "Passage", "SearchResult", "Searcher", "roll_up"]
+
 PIPELINES = {method: mappings.HYBRID_PIPELINES[method.value] for method in FusionMethod}
-_JUDGMENT_FIELDS = ("title,court,decision_date,judges,cited_provisions,cited_judgments,summary.legal_issues,"
-                    "summary.facts,summary.reasoning")
-Chunks = list[tuple[str, float, dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,12 @@ class Passage:
     char_end: int
     highlights: tuple[str, ...] = ()  # sentences with the matched words in <mark>, HTML-escaped
 
+    @classmethod
+    def from_chunk(cls, chunk: ChunkHit, highlights: tuple[str, ...] = ()) -> Passage:
+        source = chunk.source
+        return cls(chunk.chunk_id, source["role"], chunk.score, source["text"], source["char_start"],
+                   source["char_end"], highlights)
+
 
 @dataclass(frozen=True)
 class JudgmentHit:
@@ -68,6 +75,13 @@ class JudgmentHit:
     judges: tuple[str, ...]
     passages: tuple[Passage, ...]
     explanation: Explanation | None = None
+
+    @classmethod
+    def of(cls, judgment: StoredJudgment, passages: tuple[Passage, ...],
+           explanation: Explanation | None = None) -> JudgmentHit:
+        """A hit for a judgment read back from the index, scored as its best passage."""
+        return cls(judgment.judgment_id, passages[0].score, judgment.title, judgment.court, judgment.date_text,
+                   judgment.judges, passages, explanation)
 
 
 @dataclass(frozen=True)
@@ -84,16 +98,6 @@ class SearchResult:
     provisions: tuple[ProvisionHit, ...] = ()
     expand_ms: float | None = None
     explain_ms: float | None = None
-
-
-def roll_up(chunks: list[tuple[str, float, dict[str, Any]]], passages: int = 3) -> list[tuple[str, list]]:
-    """Group ``(chunk_id, score, source)`` in score order by judgment; a judgment keeps its best passages."""
-    grouped: dict[str, list[tuple[str, float, dict[str, Any]]]] = {}
-    for chunk in chunks:
-        group = grouped.setdefault(chunk[2]["judgment_id"], [])
-        if len(group) < passages:
-            group.append(chunk)
-    return list(grouped.items())
 
 
 class Searcher:
@@ -138,8 +142,8 @@ class Searcher:
     def vector(self, request: SearchRequest) -> list[float]:
         return np.asarray(self.encoder.encode([request.semantic_text], normalize_embeddings=True))[0].tolist()
 
-    def hits(self, response: dict[str, Any]) -> list[tuple[str, float, dict[str, Any]]]:
-        return [(h["_id"], float(h["_score"] or 0.0), h["_source"]) for h in response["hits"]["hits"]]
+    def hits(self, response: dict[str, Any]) -> list[ChunkHit]:
+        return ChunkHit.from_response(response)
 
     def highlights(self, request: SearchRequest, chunk_ids: list[str]) -> dict[str, tuple[str, ...]]:
         """Highlighted sentences of the given chunks for the request's words (one small request)."""
@@ -148,7 +152,7 @@ class Searcher:
         response = self.client.search(index=self.aliases["chunks"], body=highlight_body(request, chunk_ids))
         return {h["_id"]: tuple(h.get("highlight", {}).get("text", ())) for h in response["hits"]["hits"]}
 
-    def chunks(self, request: SearchRequest) -> tuple[list[tuple[str, float, dict[str, Any]]], str, dict]:
+    def chunks(self, request: SearchRequest) -> tuple[list[ChunkHit], str, dict]:
         """Fused chunk hits in score order, how they were fused, and the raw aggregations."""
         index = self.aliases["chunks"]
         if request.query is None:
@@ -162,46 +166,54 @@ class Searcher:
             return self.hits(response), f"server:{pipeline}", response.get("aggregations", {})
         bm25 = self.client.search(index=index, body=bm25_body(request))
         knn = self.client.search(index=index, body=knn_body(request, vector))
-        sources = {h[0]: h[2] for h in self.hits(knn) + self.hits(bm25)}
-        fused = fuse([[(h[0], h[1]) for h in self.hits(bm25)], [(h[0], h[1]) for h in self.hits(knn)]],
+        lists = [self.hits(bm25), self.hits(knn)]
+        found = by_id(lists)
+        fused = fuse([[(h.chunk_id, h.score) for h in hits] for hits in lists],
                      request.fusion, weights=request.weights, rank_constant=request.rank_constant)
-        return ([(hit.id, hit.score, sources[hit.id]) for hit in fused], f"client:{request.fusion.value}",
+        return ([found[hit.id].rescored(hit.score) for hit in fused], f"client:{request.fusion.value}",
                 bm25.get("aggregations", {}))
 
-    def expanded_chunks(self, request: SearchRequest, issues: tuple[str, ...]) -> tuple[Chunks, str, dict]:
+    def expanded_chunks(self, request: SearchRequest, issues: tuple[str, ...]) -> tuple[list[ChunkHit], str, dict]:
         """The request's chunks, fused by RRF with those of each issue searched as plain text with the
         same filters and role mode (facets stay those of the original query)."""
         chunks, fusion, aggregations = self.chunks(request)
         if not issues:
             return chunks, fusion, aggregations
-        lists, sources = [chunks], {cid: src for cid, _, src in chunks}
+        lists = [chunks]
         for issue in issues:
             query = parse_query(as_plain_text(issue)).query
             sub = dataclasses.replace(request, query=query, text=issue, facets=False,
                                       intent=classify_intent(issue) if request.intent else None)
             found, _, _ = self.chunks(sub)
             lists.append(found)
-            sources.update({cid: src for cid, _, src in found if cid not in sources})
-        fused = fuse([[(cid, score) for cid, score, _ in found] for found in lists], FusionMethod.RRF,
+        first = by_id(lists)
+        fused = fuse([[(hit.chunk_id, hit.score) for hit in found] for found in lists], FusionMethod.RRF,
                      rank_constant=request.rank_constant)
-        return [(hit.id, hit.score, sources[hit.id]) for hit in fused], f"{fusion}+issues:rrf", aggregations
+        return [first[hit.id].rescored(hit.score) for hit in fused], f"{fusion}+issues:rrf", aggregations
 
-    def _explain(self, request: SearchRequest, rank: int, info: dict[str, Any], best: Passage) -> Explanation:
+    def _explain(self, request: SearchRequest, rank: int, judgment: StoredJudgment, best: Passage) -> Explanation:
         query = request.semantic_text or request.text
         fallback = explain(query, best.role, best.text, statutes=request.filters.statutes, cites=request.filters.cites,
-                           cited_provisions=info.get("cited_provisions") or (),
-                           cited_judgments=info.get("cited_judgments") or (),
-                           legal_issues=(info.get("summary") or {}).get("legal_issues") or ())
+                           cited_provisions=judgment.cited_provisions, cited_judgments=judgment.cited_judgments,
+                           legal_issues=judgment.legal_issues)
         if self.llm is None or rank >= request.explain_top:
             return fallback
-        return llm_explain(self.llm, query, hit_record(info, best.role, best.text), fallback)
+        return llm_explain(self.llm, query, hit_record(judgment, best.role, best.text), fallback)
+
+    def judgments(self, judgment_ids: list[str]) -> dict[str, StoredJudgment]:
+        """The hit fields (:data:`search.records.HIT_FIELDS`) of the judgments the index holds, by id."""
+        if not judgment_ids:
+            return {}
+        docs = self.client.mget(index=self.aliases["judgments"], body={"ids": judgment_ids},
+                                params={"_source_includes": ",".join(HIT_FIELDS)})["docs"]
+        return {d["_id"]: StoredJudgment.from_source(d.get("_source", {}), d["_id"]) for d in docs if d.get("found")}
 
     def search(self, request: SearchRequest) -> SearchResult:
         started = time.perf_counter()
         expansion, expand_ms = None, None
         if request.expand:
-            expansion = expand(self.llm, request.semantic_text, issues="issues" in request.expand,
-                               provisions="provisions" in request.expand)
+            expansion = expand(self.llm, request.semantic_text, issues=ExpansionKind.ISSUES in request.expand,
+                               provisions=ExpansionKind.PROVISIONS in request.expand)
             expand_ms = round((time.perf_counter() - started) * 1000, 1)
         chunks, fusion, aggregations = self.expanded_chunks(request, expansion.issues if expansion else ())
         rerank_ms = None
@@ -213,23 +225,15 @@ class Searcher:
         groups = roll_up(chunks)
         start = (request.page - 1) * request.size
         page = groups[start:start + request.size]
-        meta: dict[str, dict[str, Any]] = {}
-        if page:
-            docs = self.client.mget(index=self.aliases["judgments"], body={"ids": [jid for jid, _ in page]},
-                                    params={"_source_includes": _JUDGMENT_FIELDS})["docs"]
-            meta = {d["_id"]: d.get("_source", {}) for d in docs if d.get("found")}
-        marked = self.highlights(request, [cid for _, group in page for cid, _, _ in group])
+        stored = self.judgments([group.judgment_id for group in page])
+        marked = self.highlights(request, [chunk.chunk_id for group in page for chunk in group.chunks])
         hits = []
         explain_started = time.perf_counter()
-        for rank, (judgment_id, group) in enumerate(page):
-            info = meta.get(judgment_id, {})
-            passages = tuple(Passage(cid, src["role"], score, src["text"], src["char_start"], src["char_end"],
-                                     marked.get(cid, ()))
-                             for cid, score, src in group)
-            explanation = self._explain(request, rank, info, passages[0]) if request.explain else None
-            hits.append(JudgmentHit(judgment_id, passages[0].score, info.get("title"), info.get("court"),
-                                    info.get("decision_date"), tuple(info.get("judges") or ()), passages,
-                                    explanation))
+        for rank, group in enumerate(page):
+            judgment = stored.get(group.judgment_id) or StoredJudgment(group.judgment_id)
+            passages = tuple(Passage.from_chunk(chunk, marked.get(chunk.chunk_id, ())) for chunk in group.chunks)
+            explanation = self._explain(request, rank, judgment, passages[0]) if request.explain else None
+            hits.append(JudgmentHit.of(judgment, passages, explanation))
         explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None
         provisions: tuple[ProvisionHit, ...] = ()
         if request.provisions and request.query is not None:

@@ -14,7 +14,6 @@ answers are cached by the LLM wrapper (:class:`backends.llm.CachedLLM`), so a hi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
@@ -22,6 +21,7 @@ from legal.citations import extract_citations
 from legal.roles import role_label
 from legal.sentences import split
 from search.explain import QUOTED, Explanation, content_words, folded
+from search.records import StoredJudgment
 
 FIELD_WORDS = 120
 EXPLAIN_SCHEMA = {
@@ -110,10 +110,8 @@ def llm_explain(llm: LLM, query: str, record: HitRecord, fallback: Explanation) 
     return replace(fallback, text=reason, method=f"llm:{llm.name}")
 
 
-def hit_record(info: dict, role: str, passage: str) -> HitRecord:
-    """A :class:`HitRecord` from a ``judgments`` source (``info``) and the hit's best passage."""
-    summary = info.get("summary") or {}
-    issues: Sequence[str] = summary.get("legal_issues") or ()
-    return HitRecord(info.get("title") or "", summary.get("facts") or "", tuple(issues),
-                     summary.get("reasoning") or "", tuple(info.get("cited_provisions") or ()),
-                     tuple(info.get("cited_judgments") or ()), role, passage)
+def hit_record(judgment: StoredJudgment, role: str, passage: str) -> HitRecord:
+    """A :class:`HitRecord` from a stored judgment (read with at least :data:`search.records.HIT_FIELDS`) and
+    the hit's best passage."""
+    return HitRecord(judgment.title or "", judgment.facts, judgment.legal_issues, judgment.reasoning,
+                     judgment.cited_provisions, judgment.cited_judgments, role, passage)

@@ -25,11 +25,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from enum import StrEnum
+from typing import Any
 
 from search.errors import BadValueError
 from search.fusion import DEFAULT_RANK_CONSTANT, DEFAULT_WEIGHTS, FusionMethod
 from search.intent import Intent, classify_intent
+from search.options import (
+    EXPANSIONS,
+    MAX_CANDIDATES,
+    MAX_PROVISIONS,
+    MAX_RERANK,
+    MAX_SIZE,
+    ExpansionKind,
+    FilterOptions,
+    RoleMode,
+    SearchOptions,
+    check_counts,
+    choice,
+    expansions,
+)
 from search.syntax import (
     DateRange,
     Filters,
@@ -44,29 +58,8 @@ from search.syntax import (
     positive_text,
 )
 
-__all__ = ["MAX_CANDIDATES", "MAX_SIZE", "RoleMode", "SearchRequest"]
-
-MAX_SIZE = 100
-MAX_CANDIDATES = 10_000  # k-NN's k and OpenSearch's result window
-MAX_RERANK = 1_000
-MAX_PROVISIONS = 50
-EXPANSIONS = ("issues", "provisions")
-
-
-class RoleMode(StrEnum):
-    """What the preferred roles do to the search."""
-
-    OFF = "off"
-    BOOST = "boost"
-    FILTER = "filter"
-
-
-def _enum(kind: type[StrEnum], value: str | StrEnum, option: str) -> StrEnum:
-    try:
-        return kind(value)
-    except ValueError:
-        allowed = ", ".join(member.value for member in kind)
-        raise BadValueError(f"{option} must be one of {allowed}, not {value!r}") from None
+# The options and their limits are defined in search.options; they are re-exported here for older imports.
+__all__ = ["EXPANSIONS", "MAX_CANDIDATES", "MAX_PROVISIONS", "MAX_RERANK", "MAX_SIZE", "RoleMode", "SearchRequest"]
 
 
 @dataclass(frozen=True)
@@ -92,21 +85,14 @@ class SearchRequest:
     rerank_top: int = 50
     explain: bool = False
     explain_top: int = 5
-    expand: tuple[str, ...] = ()
+    expand: tuple[ExpansionKind, ...] = ()
     provisions: int = 0
     facets: bool = True
     highlight: bool = True
 
     def __post_init__(self) -> None:
-        if not 1 <= self.size <= MAX_SIZE:
-            raise BadValueError(f"size must be between 1 and {MAX_SIZE}, not {self.size}")
-        if self.page < 1:
-            raise BadValueError(f"page counts from 1, not {self.page}")
-        if not 1 <= self.candidates <= MAX_CANDIDATES:
-            raise BadValueError(f"candidates must be between 1 and {MAX_CANDIDATES}, not {self.candidates}")
-        if self.page * self.size > self.candidates:
-            raise BadValueError(f"page {self.page} of {self.size} needs {self.page * self.size} candidates but "
-                                f"only {self.candidates} are fetched: raise candidates or use search_after")
+        check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
+                     explain_top=self.explain_top, provisions=self.provisions)
         if self.search_after is not None and self.page != 1:
             raise BadValueError("use either page or search_after, not both")
         if len(self.weights) != 2 or any(w < 0 for w in self.weights) or abs(sum(self.weights) - 1) > 1e-6:
@@ -115,17 +101,9 @@ class SearchRequest:
             raise BadValueError(f"rank_constant must be at least 1, not {self.rank_constant}")
         if self.role_boost <= 0:
             raise BadValueError(f"role_boost must be positive, not {self.role_boost}")
-        if not 1 <= self.rerank_top <= MAX_RERANK:
-            raise BadValueError(f"rerank_top must be between 1 and {MAX_RERANK}, not {self.rerank_top}")
-        unknown = [e for e in self.expand if e not in EXPANSIONS]
-        if unknown:
-            raise BadValueError(f"expand takes {', '.join(EXPANSIONS)}, not {', '.join(map(repr, unknown))}")
+        object.__setattr__(self, "expand", expansions(self.expand))
         if self.expand and self.query is None:
             raise BadValueError("expansion needs query text: a filter-only search has nothing to expand")
-        if not 0 <= self.provisions <= MAX_PROVISIONS:
-            raise BadValueError(f"provisions must be between 0 and {MAX_PROVISIONS}, not {self.provisions}")
-        if self.explain_top < 0:
-            raise BadValueError(f"explain_top cannot be negative, not {self.explain_top}")
         if self.role_mode is RoleMode.FILTER and not self.roles:
             raise BadValueError("role mode 'filter' needs roles: add role:ratio (or roles=...), "
                                 "or use mode 'boost' to prefer the roles the query suggests")
@@ -171,7 +149,7 @@ class SearchRequest:
         rerank_top: int = 50,
         explain: bool = False,
         explain_top: int = 5,
-        expand: str | Sequence[str] = (),
+        expand: str | Sequence[str] | None = (),
         provisions: int = 0,
         facets: bool = True,
         highlight: bool = True,
@@ -201,26 +179,29 @@ class SearchRequest:
         if role_mode is None:
             mode = RoleMode.FILTER if parsed and parsed.roles else RoleMode.BOOST
         else:
-            mode = _enum(RoleMode, role_mode, "role_mode")
+            mode = choice(RoleMode, role_mode, "role_mode")
         query = parsed.query if parsed else None
         intent = classify_intent(positive_text(query)) if classify and query is not None else None
-        expansions = _expansions(expand)
+        expanded = expansions(expand)
         return cls(
             query=query, text=text, filters=filters, roles=named, role_mode=mode, intent=intent, size=size,
             page=page, search_after=tuple(search_after) if search_after is not None else None,
-            candidates=candidates, fusion=_enum(FusionMethod, fusion, "fusion"),
+            candidates=candidates, fusion=choice(FusionMethod, fusion, "fusion"),
             weights=tuple(weights), rank_constant=rank_constant, role_boost=role_boost,  # type: ignore[arg-type]
             rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
-            expand=expansions, provisions=provisions or (5 if "provisions" in expansions else 0), facets=facets,
-            highlight=highlight,
+            expand=expanded, provisions=provisions or (5 if ExpansionKind.PROVISIONS in expanded else 0),
+            facets=facets, highlight=highlight,
         )
 
-
-def _expansions(value: str | Sequence[str]) -> tuple[str, ...]:
-    """``"issues,provisions"`` or a sequence, lower-cased, de-duplicated; unknown names fail validation.
-    Expanding by provisions implies returning provisions (five unless ``provisions`` says otherwise)."""
-    items = value.split(",") if isinstance(value, str) else [p for v in value for p in v.split(",")]
-    return tuple(dict.fromkeys(i.strip().lower() for i in items if i.strip()))
+    @classmethod
+    def from_options(cls, text: str, options: FilterOptions | None = None, **overrides: Any) -> SearchRequest:
+        """The request for ``text`` with ``options`` (a :class:`search.options.SearchOptions`, or the filter
+        part alone); ``overrides`` are further keyword arguments of :meth:`from_query` (``classify``,
+        ``cites``, ``weights``, ...), winning over the options. Raises a ``QueryError`` saying what to fix."""
+        options = options or FilterOptions()
+        if isinstance(options, SearchOptions):
+            text = options.query_text(text)
+        return cls.from_query(text, **{**options.request_kwargs(), **overrides})
 
 
 def _any_filter(*values: object) -> bool:

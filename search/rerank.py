@@ -25,7 +25,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-Chunk = tuple[str, float, dict[str, Any]]
+from search.records import ChunkHit
+
 # The reranker's share of a reranked score in search (not in :func:`rerank`, whose default replaces). Chosen on
 # IRLeD's tuning half (docs/eval/irled-odd-rerankers): of 1, 0.5 and 0.2, 0.2 ranked best for each of the five
 # rerankers tried, and replacing ranked worst; reported on the other halves in docs/training.md.
@@ -129,8 +130,8 @@ def blend(reranker_scores: Sequence[float], fused_scores: Sequence[float], weigh
     return [float(s) for s in mixed]
 
 
-def rerank(query: str, chunks: Sequence[Chunk], reranker: Reranker, top_n: int = 50,
-           weight: float = 1.0) -> tuple[list[Chunk], float]:
+def rerank(query: str, chunks: Sequence[ChunkHit], reranker: Reranker, top_n: int = 50,
+           weight: float = 1.0) -> tuple[list[ChunkHit], float]:
     """Rescore the first ``top_n`` chunks with ``reranker``; returns the new order and the milliseconds spent.
 
     Reranked chunks carry the reranker's score (``weight`` 1) or its blend with the fused score
@@ -141,9 +142,9 @@ def rerank(query: str, chunks: Sequence[Chunk], reranker: Reranker, top_n: int =
         raise ValueError("top_n must be at least 1")
     started = time.perf_counter()
     head, tail = list(chunks[:top_n]), list(chunks[top_n:])
-    scores = reranker.score(query, [source["text"] for _, _, source in head])
+    scores = reranker.score(query, [chunk.source["text"] for chunk in head])
     if head:
-        scores = blend(scores, [score for _, score, _ in head], weight)
+        scores = blend(scores, [chunk.score for chunk in head], weight)
     order = sorted(range(len(head)), key=lambda i: -scores[i])
-    reranked = [(head[i][0], scores[i], head[i][2]) for i in order]
+    reranked = [head[i].rescored(scores[i]) for i in order]
     return reranked + tail, (time.perf_counter() - started) * 1000

@@ -24,6 +24,7 @@ from ratio.cli.common import Context
 from ratio.cli.options import filter_options, json_option, role_options
 from search import alerts as saved
 from search.errors import QueryError
+from search.options import FilterOptions
 
 
 @click.group("alerts")
@@ -45,9 +46,9 @@ def save_command(ctx: Context, name: str, query: str, courts: tuple[str, ...], j
                  date_from: str | None, date_to: str | None, roles: tuple[str, ...], role_mode: str | None,
                  webhook: str | None, replace: bool, as_json: bool) -> None:
     """Save QUERY (same syntax as 'ratio search') under NAME."""
-    options = saved.SearchOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
-                                  role_mode=role_mode)
     try:
+        options = FilterOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
+                                role_mode=role_mode)
         saved.compile_search(query, options)  # bad syntax is reported before touching the cluster
         client = ctx.client()
         saved.ensure_index(client, ctx.layout)

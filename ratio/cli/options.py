@@ -17,7 +17,7 @@ import click
 from ratio.cli.common import DEFAULT_DATA
 from ratio.settings import LLM_KINDS
 from search.fusion import FusionMethod
-from search.request import EXPANSIONS, RoleMode
+from search.options import EXPANSIONS, RoleMode
 from search.rerank import DEFAULT_RERANK_WEIGHT
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -28,9 +28,9 @@ from ratio.cli.options import (
 from ratio.encoders import search_encoders
 from search.errors import QueryError
 from search.execute import Searcher, SearchResult
+from search.options import SearchOptions
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
-from search.syntax import MAX_TERMS, as_plain_text
 
 SYNTAX_HELP = """Query syntax: words (ranked), "quoted phrases" (exact, no stemming), AND / OR / NOT, -word,
 parentheses, and filters court:"Supreme Court of India" judge:Sikri year:2001..2010 role:ratio
@@ -87,14 +87,13 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
                    expand: tuple[str, ...], provisions: int, llm_kind: str | None, llm_model: str | None,
                    llm_url: str | None, plain: bool, encoder: str | None, as_json: bool) -> None:
     """Search judgments: BM25 and vector similarity over role-typed chunks, fused, rolled up to judgments."""
-    if plain:
-        query = as_plain_text(query, max_words=MAX_TERMS)
     try:
-        request = SearchRequest.from_query(query, courts=courts, judges=judges, date_from=date_from,
-                                           date_to=date_to, roles=roles, role_mode=role_mode, fusion=fusion,
-                                           size=size, page=page, rerank=rerank, rerank_top=rerank_top,
-                                           explain=explain, explain_top=explain_top, expand=expand,
-                                           provisions=provisions)
+        options = SearchOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
+                                role_mode=role_mode, fusion=fusion, size=size, page=page, rerank=rerank,
+                                rerank_top=rerank_top, explain=explain, explain_top=explain_top, expand=expand,
+                                provisions=provisions, plain=plain)
+        request = SearchRequest.from_options(query, options)
+        query = request.text  # as searched (plain words with --plain), for the table's title
     except QueryError as exc:
         raise click.ClickException(str(exc)) from exc
     client = ctx.client()

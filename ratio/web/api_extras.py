@@ -65,8 +65,7 @@ def saved_searches(svc: ServiceDep) -> list[alerts.SavedSearch]:
 def save(body: SavedSearchBody, svc: ServiceDep, replace: bool = False) -> alerts.SavedSearch | JSONResponse:
     """Save a search (Ratio's query syntax and filters); new judgments matching it are reported by the alerts
     check, and POSTed to ``webhook`` when one is given."""
-    options = alerts.SearchOptions(courts=tuple(body.court), judges=tuple(body.judge), date_from=body.date_from,
-                                   date_to=body.date_to, roles=tuple(body.role), role_mode=body.mode)
+    options = body.options()
     client, aliases = svc.client.client, svc.client.aliases
     try:
         alerts.ensure_index(client, svc.client.layout)

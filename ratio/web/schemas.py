@@ -1,8 +1,9 @@
 """The REST API's request and response shapes: what the OpenAPI spec publishes and FastAPI validates.
 
-Request options mirror ``SearchRequest.from_query`` (and so the CLI and ``ratio.Client.search``), with the
-API's own limits on top: ``candidates`` (the depth of the ranked window) is capped lower than the engine
-allows, so one anonymous request cannot ask for ten thousand chunks, and paging goes by an opaque cursor.
+Request options mirror :class:`search.options.SearchOptions` (and so the CLI and ``ratio.Client.search``),
+with the same enums for the choices (:meth:`SearchParams.options` converts), and the API's own limits on
+top: ``candidates`` (the depth of the ranked window) is capped lower than the engine allows, so one
+anonymous request cannot ask for ten thousand chunks, and paging goes by an opaque cursor.
 Responses reuse the search layer's frozen dataclasses, so the API, the Python client and the CLI's
 ``--json`` print the same fields.
 """
@@ -17,8 +18,9 @@ from search.browse import ExploreView, JudgmentView
 from search.execute import JudgmentHit
 from search.expand import Expansion
 from search.explain import Explanation
+from search.fusion import FusionMethod
+from search.options import MAX_PROVISIONS, MAX_SIZE, ExpansionKind, FilterOptions, RoleMode, SearchOptions
 from search.provisions import ProvisionHit
-from search.request import MAX_PROVISIONS, MAX_SIZE
 from search.syntax import MAX_CHARS
 
 MAX_DEPTH = 1_000  # candidates (chunks) one API search may rank; pages beyond need a narrower query
@@ -40,9 +42,9 @@ class SearchParams(BaseModel):
     date_to: str | None = Field(None, max_length=20, description="Decided on or before.")
     role: list[str] = Field(default_factory=list, max_length=MAX_LIST,
                             description="Preferred roles (required with mode=filter).")
-    mode: Literal["off", "boost", "filter"] | None = Field(None, description="Role handling (default boost; "
-                                                                              "filter when the query names role:).")
-    fusion: Literal["minmax", "rrf"] = "minmax"
+    mode: RoleMode | None = Field(None, description="Role handling (default boost; filter when the query "
+                                                    "names role:).")
+    fusion: FusionMethod = FusionMethod.MINMAX
     plain: bool = Field(False, description="Read q as plain words (pasted facts): no operators or filters.")
     size: int = Field(10, ge=1, le=MAX_SIZE, description="Judgments per page.")
     candidates: int = Field(100, ge=1, le=MAX_DEPTH, description="Chunks ranked before rolling up; pages "
@@ -53,10 +55,20 @@ class SearchParams(BaseModel):
     explain: bool = Field(False, description="Add a one-line reason to each hit (the LLM's for the first "
                                              "explain_top when one is configured).")
     explain_top: int = Field(5, ge=0, le=MAX_EXPLAIN)
-    expand: list[Literal["issues", "provisions"]] = Field(default_factory=list, max_length=2)
+    expand: list[ExpansionKind] = Field(default_factory=list, max_length=len(ExpansionKind))
     provisions: int = Field(0, ge=0, le=MAX_PROVISIONS, description="Also list this many statute provisions.")
     facets: bool = True
     highlight: bool = True
+
+    def options(self, page: int = 1, **changes: Any) -> SearchOptions:
+        """These parameters as the engine's :class:`search.options.SearchOptions` (``page`` from the cursor)."""
+        values: dict[str, Any] = dict(
+            courts=self.court, judges=self.judge, date_from=self.date_from, date_to=self.date_to, roles=self.role,
+            role_mode=self.mode, fusion=self.fusion, size=self.size, page=page, candidates=self.candidates,
+            rerank=self.rerank, rerank_top=self.rerank_top, explain=self.explain, explain_top=self.explain_top,
+            expand=self.expand, provisions=self.provisions, facets=self.facets, highlight=self.highlight,
+            plain=self.plain)
+        return SearchOptions(**{**values, **changes})
 
 
 class ExportParams(SearchParams):
@@ -130,8 +142,13 @@ class SavedSearchBody(BaseModel):
     date_from: str | None = Field(None, max_length=20)
     date_to: str | None = Field(None, max_length=20)
     role: list[str] = Field(default_factory=list, max_length=MAX_LIST)
-    mode: Literal["off", "boost", "filter"] | None = None
+    mode: RoleMode | None = None
     webhook: str | None = Field(None, max_length=2000, pattern=r"^https?://\S+$")
+
+
+    def options(self) -> FilterOptions:
+        return FilterOptions(courts=tuple(self.court), judges=tuple(self.judge), date_from=self.date_from,
+                             date_to=self.date_to, roles=tuple(self.role), role_mode=self.mode)
 
 
 class AlertCheckBody(BaseModel):

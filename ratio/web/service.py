@@ -25,7 +25,6 @@ from search.execute import SearchResult
 from search.explain import Explanation
 from search.provisions import ProvisionHit, find_provisions
 from search.request import SearchRequest
-from search.syntax import MAX_TERMS, as_plain_text
 
 EXPORT_LIMIT = 1_000
 REQUIRED_INDICES = ("judgments", "chunks", "provisions")
@@ -66,15 +65,7 @@ def decode_cursor(params: SearchParams) -> int:
 
 def build_request(params: SearchParams, page: int = 1, **overrides: Any) -> SearchRequest:
     """The validated ``SearchRequest`` for API parameters (raises ``QueryError`` with a message to act on)."""
-    text = as_plain_text(params.q, max_words=MAX_TERMS) if params.plain else params.q
-    options: dict[str, Any] = dict(
-        courts=params.court, judges=params.judge, date_from=params.date_from, date_to=params.date_to,
-        roles=params.role, role_mode=params.mode, fusion=params.fusion, size=params.size, page=page,
-        candidates=params.candidates, rerank=params.rerank, rerank_top=params.rerank_top, explain=params.explain,
-        explain_top=params.explain_top, expand=params.expand, provisions=params.provisions, facets=params.facets,
-        highlight=params.highlight)
-    options.update(overrides)
-    return SearchRequest.from_query(text, **options)
+    return SearchRequest.from_options(params.q, params.options(page, **overrides))
 
 
 @dataclass

@@ -13,13 +13,14 @@ into a chunk id and a link to the judgment's sentences.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from backends.llm import untrusted
 from legal.roles import role_label
 from search.explain import content_words
+from search.records import ChunkHit
 
 TOKENS_PER_WORD = 1.5  # legal English with citations and numbers, by Qwen's tokenizer (measured ~1.3-1.45)
 PASSAGE_WORDS = 160
@@ -61,7 +62,7 @@ class ContextPassage:
         return f"[{self.number}] ({role_label(self.role)}; {source}) {text}"
 
 
-def _sentences(source: dict[str, Any]) -> list[str]:
+def _sentences(source: Mapping[str, Any]) -> list[str]:
     """The chunk's sentences, cut at the offsets the indexer stored (the whole text when it has none)."""
     text, offsets, start = source.get("text") or "", source.get("sentence_offsets") or [], source.get("char_start", 0)
     if len(offsets) < 2:
@@ -70,7 +71,7 @@ def _sentences(source: dict[str, Any]) -> list[str]:
     return [p for p in pieces if p.strip()] or [text]
 
 
-def trim(question: str, source: dict[str, Any], max_words: int = PASSAGE_WORDS) -> str:
+def trim(question: str, source: Mapping[str, Any], max_words: int = PASSAGE_WORDS) -> str:
     """The chunk's sentences that share most words with the question, in document order, within
     ``max_words`` (the first sentence is cut when it alone is longer)."""
     sentences = _sentences(source)
@@ -88,14 +89,14 @@ def trim(question: str, source: dict[str, Any], max_words: int = PASSAGE_WORDS) 
     return untrusted(text, max_words)
 
 
-def pack(question: str, chunks: Sequence[tuple[str, float, dict[str, Any]]], *, budget_tokens: int,
+def pack(question: str, chunks: Sequence[ChunkHit], *, budget_tokens: int,
          preferred_roles: Sequence[str] = (), per_judgment: int = 2, max_passages: int = 8,
          passage_words: int = PASSAGE_WORDS) -> tuple[ContextPassage, ...]:
     """Numbered passages for the prompt, within ``budget_tokens`` (estimated at :data:`TOKENS_PER_WORD`)."""
-    candidates: list[tuple[str, float, dict[str, Any]]] = []
+    candidates: list[ChunkHit] = []
     per: dict[str, int] = {}
     for chunk in chunks:
-        judgment = chunk[2]["judgment_id"]
+        judgment = chunk.judgment_id
         if per.get(judgment, 0) < per_judgment:
             per[judgment] = per.get(judgment, 0) + 1
             candidates.append(chunk)
@@ -103,11 +104,11 @@ def pack(question: str, chunks: Sequence[tuple[str, float, dict[str, Any]]], *, 
             break
     preferred = set(preferred_roles)
     # Preferred roles first within the budget; the retrieval order decides among equals.
-    ranked = sorted(range(len(candidates)), key=lambda i: (candidates[i][2].get("role") not in preferred, i))
+    ranked = sorted(range(len(candidates)), key=lambda i: (candidates[i].source.get("role") not in preferred, i))
     budget_words = int(budget_tokens / TOKENS_PER_WORD)
     chosen: list[tuple[int, str]] = []
     for i in ranked:
-        text = trim(question, candidates[i][2], passage_words)
+        text = trim(question, candidates[i].source, passage_words)
         words = len(text.split()) + 12  # the label, role and title
         if words > budget_words or not text:
             continue
@@ -118,7 +119,7 @@ def pack(question: str, chunks: Sequence[tuple[str, float, dict[str, Any]]], *, 
     chosen.sort()  # back to retrieval order, so [1] is the best passage
     passages = []
     for number, (i, text) in enumerate(chosen, 1):
-        chunk_id, score, source = candidates[i]
+        chunk_id, score, source = candidates[i].chunk_id, candidates[i].score, candidates[i].source
         passages.append(ContextPassage(number, chunk_id, source["judgment_id"], source.get("title"),
                                        source.get("role", "none"), text, int(source.get("sentence_start", 0)),
                                        int(source.get("sentence_end", 0)), int(source.get("char_start", 0)),

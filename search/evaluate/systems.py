@@ -31,10 +31,11 @@ from typing import Any
 from backends.llm import LLMError
 from search.builders import bm25_body, judgment_summary_body, knn_body, text_query
 from search.document_query import FULLTEXT_FIELDS, rank_by_document
-from search.execute import Searcher, roll_up
+from search.execute import Searcher
 from search.expand import legal_issues, parametric_provisions
 from search.fusion import FusionMethod, fuse
 from search.provisions import find_provisions, provision_bm25_body, provision_knn_body
+from search.records import ChunkHit, by_id, roll_up
 from search.request import SearchRequest
 from search.rerank import Reranker, rerank
 from search.syntax import as_plain_text
@@ -173,8 +174,8 @@ class Runner:
         ranked = rank_by_document(self.searcher.client, self.searcher.aliases["judgments"], text, depth=self.depth)
         return [doc for doc, _ in ranked]
 
-    def _judgments(self, chunks: list) -> list[str]:
-        return [judgment_id for judgment_id, _ in roll_up(chunks, passages=1)][: self.depth]
+    def _judgments(self, chunks: list[ChunkHit]) -> list[str]:
+        return [group.judgment_id for group in roll_up(chunks, passages=1)][: self.depth]
 
     def _chunk_judgments(self, body: dict[str, Any]) -> list[str]:
         """One chunk body (requests here ask for no facets and no highlights) rolled up to judgments."""
@@ -216,9 +217,9 @@ class Runner:
             lists = [s.chunks(self.request(issue, role_mode="off"))[0] for issue in self.issues(text)]
             if not lists:  # the LLM failed for this query: nothing to rank (counted in llm_failures)
                 return []
-            sources = {cid: src for found in lists for cid, _, src in found}
-            fused = fuse([[(cid, score) for cid, score, _ in found] for found in lists], FusionMethod.RRF)
-            return self._judgments([(h.id, h.score, sources[h.id]) for h in fused])
+            first = by_id(lists)
+            fused = fuse([[(hit.chunk_id, hit.score) for hit in found] for found in lists], FusionMethod.RRF)
+            return self._judgments([first[h.id].rescored(h.score) for h in fused])
         if name == "fulltext_bm25":
             body = {"query": text_query(off.query, FULLTEXT_FIELDS)}
             return self._ids(body, s.aliases["judgments"])

@@ -105,9 +105,9 @@ def test_a_role_filter_restricts_to_chunks_of_that_role(client: OpenSearch, corp
     alerts.save_search(client, aliases, "passport-in-role", f"passport role:{role}")
     alerts.save_search(client, aliases, "passport-elsewhere", f"passport role:{absent}")
     alerts.save_search(client, aliases, "passport-option", "passport",
-                       options=alerts.SearchOptions(roles=(absent,)))
+                       options=alerts.FilterOptions(roles=(absent,)))
     alerts.save_search(client, aliases, "passport-boosted", "passport",
-                       options=alerts.SearchOptions(roles=(absent,), role_mode="boost"))
+                       options=alerts.FilterOptions(roles=(absent,), role_mode="boost"))
     found = {a.search.name: a for a in alerts.check(client, aliases, indexed)}
     assert set(found) == {"passport-in-role", "passport-boosted"}, "boost restricts nothing; a named role does"
     assert [j.judgment_id for j in found["passport-in-role"].judgments] == ["C1"]
@@ -129,7 +129,7 @@ def test_a_role_filter_restricts_to_chunks_of_that_role(client: OpenSearch, corp
 def test_filters_decide_which_judgments_match(client: OpenSearch, corpus, aliases, query: str, options: dict,
                                               matches: bool | str) -> None:
     _, indexed = corpus
-    alerts.save_search(client, aliases, "filtered", query, options=alerts.SearchOptions(**options))
+    alerts.save_search(client, aliases, "filtered", query, options=alerts.FilterOptions(**options))
     found = _matched(alerts.check(client, aliases, indexed))
     expected = {"filtered": [matches if isinstance(matches, str) else "C1"]} if matches else {}
     assert found == expected

@@ -29,12 +29,13 @@ def test_server_and_client_fusion_rank_the_same(client: OpenSearch, aliases, enc
     client_chunks, how_client, _ = local.chunks(request)
     assert how_server == "server:ratio-hybrid-minmax" and how_client == "client:minmax"
     assert len(server_chunks) == len(client_chunks) > 10
-    for (sid, sscore, _), (cid, cscore, _) in zip(server_chunks[:20], client_chunks[:20], strict=True):
+    for server_hit, client_hit in zip(server_chunks[:20], client_chunks[:20], strict=True):
+        (sid, sscore), (cid, cscore) = (server_hit.chunk_id, server_hit.score), (client_hit.chunk_id, client_hit.score)
         assert sscore == pytest.approx(cscore, abs=1e-4)
         assert sid == cid or sscore == pytest.approx(cscore, abs=1e-4)  # equal scores may swap
     rrf = SearchRequest.from_query(query, role_mode="off", candidates=50, fusion="rrf")
-    server_rrf = [c[0] for c in server.chunks(rrf)[0][:10]]
-    client_rrf = [c[0] for c in local.chunks(rrf)[0][:10]]
+    server_rrf = [c.chunk_id for c in server.chunks(rrf)[0][:10]]
+    client_rrf = [c.chunk_id for c in local.chunks(rrf)[0][:10]]
     assert len(set(server_rrf) & set(client_rrf)) >= 8
 
 

@@ -9,6 +9,7 @@ from opensearchpy import OpenSearch
 from backends.llm import CachedLLM, OpenAICompatibleLLM
 from search.execute import Searcher
 from search.explain_llm import grounding_problem, hit_record
+from search.records import StoredJudgment
 from search.request import SearchRequest
 
 FACTS = ("The husband and his mother demanded more dowry and harassed the young wife. Within three years of the "
@@ -58,7 +59,8 @@ def test_issue_expansion_provisions_and_llm_explanations(client: OpenSearch, ali
     assert llm.misses > 0 and llm.hits >= llm.misses
     assert [h.explanation.text for h in again.hits] == [h.explanation.text for h in result.hits]
     source = client.get(index=aliases["judgments"], id=result.hits[0].judgment_id)["_source"]
-    record = hit_record(source, result.hits[0].passages[0].role, result.hits[0].passages[0].text)
+    best = result.hits[0].passages[0]
+    record = hit_record(StoredJudgment.from_source(source), best.role, best.text)
     if result.hits[0].explanation.method != "extractive":
         assert grounding_problem(result.hits[0].explanation.text, record) is None
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from backends.encoders import DEFAULT_ENCODER, load_encoder, packaged_model_path
+from search.records import ChunkHit
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker, blend, rerank
 
 PASSAGES = [
@@ -17,7 +18,7 @@ PASSAGES = [
 
 
 def chunks(texts):
-    return [(f"J{i}:0", 1.0 - i / 10, {"text": t, "judgment_id": f"J{i}"}) for i, t in enumerate(texts)]
+    return [ChunkHit(f"J{i}:0", 1.0 - i / 10, {"text": t, "judgment_id": f"J{i}"}) for i, t in enumerate(texts)]
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +44,8 @@ def test_cross_encoder_scores_order_the_top_n(tiny_cross_encoder: CrossEncoderRe
     scores = tiny_cross_encoder.score(query, PASSAGES)
     assert len(scores) == 3 and len(set(scores)) == 3
     reranked, ms = rerank(query, chunks(PASSAGES), tiny_cross_encoder, top_n=3)
-    assert [c[2]["text"] for c in reranked] == [PASSAGES[i] for i in sorted(range(3), key=lambda i: -scores[i])]
-    assert [c[1] for c in reranked] == sorted(scores, reverse=True)
+    assert [c.text for c in reranked] == [PASSAGES[i] for i in sorted(range(3), key=lambda i: -scores[i])]
+    assert [c.score for c in reranked] == sorted(scores, reverse=True)
     assert ms >= 0
 
 
@@ -52,7 +53,7 @@ def test_chunks_below_top_n_keep_their_fused_order(tiny_cross_encoder: CrossEnco
     original = chunks([*PASSAGES, "An unrelated passage about contracts.", "Another about land acquisition."])
     reranked, _ = rerank("dowry death", original, tiny_cross_encoder, top_n=2)
     assert reranked[2:] == original[2:]
-    assert {c[0] for c in reranked[:2]} == {c[0] for c in original[:2]}
+    assert {c.chunk_id for c in reranked[:2]} == {c.chunk_id for c in original[:2]}
     with pytest.raises(ValueError):
         rerank("x", original, tiny_cross_encoder, top_n=0)
 
@@ -60,7 +61,7 @@ def test_chunks_below_top_n_keep_their_fused_order(tiny_cross_encoder: CrossEnco
 def test_bi_encoder_rescorer_puts_the_relevant_passage_first() -> None:
     rescorer = BiEncoderRescorer(load_encoder())
     reranked, _ = rerank("a woman burnt to death by her husband over dowry", chunks(PASSAGES), rescorer)
-    assert reranked[0][2]["text"] == PASSAGES[1]
+    assert reranked[0].text == PASSAGES[1]
     assert rescorer.score("anything", []) == []
 
 
@@ -69,13 +70,13 @@ def test_blending_keeps_the_fused_order_where_the_reranker_is_unsure() -> None:
     rescorer = BiEncoderRescorer(load_encoder())
     query = "a woman burnt to death by her husband over dowry"
     original = chunks(PASSAGES)  # fused scores 1.0, 0.9, 0.8: the dowry passage is second
-    assert rerank(query, original, rescorer, weight=0.0)[0] == [(c[0], s, c[2]) for c, s in
+    assert rerank(query, original, rescorer, weight=0.0)[0] == [c.rescored(s) for c, s in
                                                                  zip(original, [1.0, 0.5, 0.0], strict=True)]
     replaced, _ = rerank(query, original, rescorer, weight=1.0)
-    assert replaced[0][2]["text"] == PASSAGES[1]
+    assert replaced[0].text == PASSAGES[1]
     half, _ = rerank(query, original, rescorer, weight=0.5)
-    assert all(0.0 <= score <= 1.0 for _, score, _ in half)
-    assert half[0][2]["text"] == PASSAGES[1]  # its cosine lead is far larger than its fused deficit
+    assert all(0.0 <= score <= 1.0 for score in (c.score for c in half))
+    assert half[0].text == PASSAGES[1]  # its cosine lead is far larger than its fused deficit
     assert blend([3.0, 3.0], [0.2, 0.1], 0.5) == [1.0, 0.5]  # a constant reranker leaves the fused order
     with pytest.raises(ValueError, match="between 0 and 1"):
         blend([1.0], [1.0], 1.5)

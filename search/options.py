@@ -1,0 +1,178 @@
+"""The options of a search, spelled once: what the CLI, the REST API, the Python client and saved searches accept.
+
+Two frozen values, validated when made, so a bad choice fails where it is typed with a sentence naming the
+allowed values (a :class:`search.errors.BadValueError`: the CLI shows it, the API answers 400):
+
+- :class:`FilterOptions`: which judgments may match (courts, judges, dates, roles) and what the roles do
+  (:class:`RoleMode`). It is all a saved search keeps besides its query (:mod:`search.alerts`).
+- :class:`SearchOptions`: those plus how a search ranks and shows them (fusion, paging, reranking,
+  explanations, LLM expansion, provisions, facets, highlights, plain text).
+
+The choices are enums (:class:`RoleMode`, :class:`ExpansionKind`, and :class:`search.fusion.FusionMethod`); the CLI's
+``click.Choice`` and the API's schemas list their members, never string literals. The numeric limits live in
+:func:`check_counts`, which :class:`search.request.SearchRequest` applies too, so the rules have one home.
+:meth:`search.request.SearchRequest.from_options` turns query text and options into a request.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from search.errors import BadValueError
+from search.fusion import FusionMethod
+from search.syntax import MAX_TERMS, as_plain_text
+
+__all__ = [
+    "EXPANSIONS", "MAX_CANDIDATES", "MAX_PROVISIONS", "MAX_RERANK", "MAX_SIZE", "ExpansionKind", "FilterOptions",
+    "RoleMode", "SearchOptions", "check_counts", "choice",
+]
+
+MAX_SIZE = 100
+MAX_CANDIDATES = 10_000  # k-NN's k and OpenSearch's result window
+MAX_RERANK = 1_000
+MAX_PROVISIONS = 50
+
+E = TypeVar("E", bound=StrEnum)
+
+
+class RoleMode(StrEnum):
+    """What the preferred roles do to the search: nothing, rank their chunks higher, or restrict to them."""
+
+    OFF = "off"
+    BOOST = "boost"
+    FILTER = "filter"
+
+
+class ExpansionKind(StrEnum):
+    """LLM expansions: legal issues searched as extra queries, parametric provisions for provision retrieval."""
+
+    ISSUES = "issues"
+    PROVISIONS = "provisions"
+
+
+EXPANSIONS: tuple[str, ...] = tuple(e.value for e in ExpansionKind)
+
+
+def choice(kind: type[E], value: str | E, option: str) -> E:
+    """``value`` as a member of ``kind``; a :class:`BadValueError` naming the allowed values otherwise."""
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = ", ".join(member.value for member in kind)
+        raise BadValueError(f"{option} must be one of {allowed}, not {value!r}") from None
+
+
+def expansions(value: str | Iterable[str] | None) -> tuple[ExpansionKind, ...]:
+    """``"issues,provisions"`` or a sequence of names, lower-cased and de-duplicated, as :class:`ExpansionKind`s."""
+    if not value:
+        return ()
+    items = value.split(",") if isinstance(value, str) else [p for v in value for p in str(v).split(",")]
+    names = tuple(dict.fromkeys(i.strip().lower() for i in items if i.strip()))
+    unknown = [n for n in names if n not in EXPANSIONS]
+    if unknown:
+        raise BadValueError(f"expand takes {', '.join(EXPANSIONS)}, not {', '.join(map(repr, unknown))}")
+    return tuple(ExpansionKind(n) for n in names)
+
+
+def check_counts(*, size: int, page: int, candidates: int, rerank_top: int, explain_top: int,
+                 provisions: int) -> None:
+    """The limits on a search's numbers (one home for them: options and requests both apply it)."""
+    if not 1 <= size <= MAX_SIZE:
+        raise BadValueError(f"size must be between 1 and {MAX_SIZE}, not {size}")
+    if page < 1:
+        raise BadValueError(f"page counts from 1, not {page}")
+    if not 1 <= candidates <= MAX_CANDIDATES:
+        raise BadValueError(f"candidates must be between 1 and {MAX_CANDIDATES}, not {candidates}")
+    if page * size > candidates:
+        raise BadValueError(f"page {page} of {size} needs {page * size} candidates but only {candidates} are "
+                            "fetched: raise candidates or use search_after")
+    if not 1 <= rerank_top <= MAX_RERANK:
+        raise BadValueError(f"rerank_top must be between 1 and {MAX_RERANK}, not {rerank_top}")
+    if not 0 <= provisions <= MAX_PROVISIONS:
+        raise BadValueError(f"provisions must be between 0 and {MAX_PROVISIONS}, not {provisions}")
+    if explain_top < 0:
+        raise BadValueError(f"explain_top cannot be negative, not {explain_top}")
+
+
+def _texts(values: Iterable[str] | str | None) -> tuple[str, ...]:
+    """Repeatable text options as a tuple (a lone string is one value, not its characters)."""
+    if values is None:
+        return ()
+    return (values,) if isinstance(values, str) else tuple(values)
+
+
+@dataclass(frozen=True)
+class FilterOptions:
+    """Which judgments a search may return, as given (the query text may add more filters of its own).
+
+    ``role_mode`` None means the default: ``filter`` when roles are named in the query text, else ``boost``
+    for a search; a saved search restricts to named roles unless told otherwise (:mod:`search.alerts`).
+    """
+
+    courts: tuple[str, ...] = ()
+    judges: tuple[str, ...] = ()
+    date_from: str | None = None
+    date_to: str | None = None
+    roles: tuple[str, ...] = ()
+    role_mode: RoleMode | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("courts", "judges", "roles"):
+            object.__setattr__(self, name, _texts(getattr(self, name)))
+        if self.role_mode is not None:
+            object.__setattr__(self, "role_mode", choice(RoleMode, self.role_mode, "role_mode"))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FilterOptions:
+        """From a stored (or JSON) mapping of these fields; other keys are ignored."""
+        names = {f.name for f in dataclasses.fields(FilterOptions)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def request_kwargs(self) -> dict[str, Any]:
+        """These options as keyword arguments of :meth:`search.request.SearchRequest.from_query`."""
+        return {"courts": self.courts, "judges": self.judges, "date_from": self.date_from, "date_to": self.date_to,
+                "roles": self.roles, "role_mode": self.role_mode}
+
+
+@dataclass(frozen=True)
+class SearchOptions(FilterOptions):
+    """Everything a person can ask of a search besides its query text; the defaults are ``ratio search``'s.
+
+    ``plain`` reads the query text as plain words (pasted facts): operators and filters in it are not parsed.
+    ``provisions`` 0 with ``expand`` naming provisions lists five provisions.
+    """
+
+    fusion: FusionMethod = FusionMethod.MINMAX
+    size: int = 10
+    page: int = 1
+    candidates: int = 100
+    rerank: bool = False
+    rerank_top: int = 50
+    explain: bool = False
+    explain_top: int = 5
+    expand: tuple[ExpansionKind, ...] = ()
+    provisions: int = 0
+    facets: bool = True
+    highlight: bool = True
+    plain: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "fusion", choice(FusionMethod, self.fusion, "fusion"))
+        object.__setattr__(self, "expand", expansions(self.expand))
+        check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
+                     explain_top=self.explain_top, provisions=self.provisions)
+
+    def query_text(self, text: str) -> str:
+        """The text that is searched: ``text`` itself, or with ``plain`` its words without operators."""
+        return as_plain_text(text, max_words=MAX_TERMS) if self.plain else text
+
+    def request_kwargs(self) -> dict[str, Any]:
+        return {**super().request_kwargs(), "fusion": self.fusion, "size": self.size, "page": self.page,
+                "candidates": self.candidates, "rerank": self.rerank, "rerank_top": self.rerank_top,
+                "explain": self.explain, "explain_top": self.explain_top, "expand": self.expand,
+                "provisions": self.provisions, "facets": self.facets, "highlight": self.highlight}

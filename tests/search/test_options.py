@@ -1,0 +1,53 @@
+"""Search options: one typed value for the CLI, the API, the client and saved searches, validated when made."""
+
+from __future__ import annotations
+
+import pytest
+
+from search.errors import BadValueError
+from search.fusion import FusionMethod
+from search.options import ExpansionKind, FilterOptions, RoleMode, SearchOptions
+from search.request import SearchRequest
+
+
+def test_choices_become_enums() -> None:
+    options = SearchOptions(role_mode="filter", roles=["ratio"], fusion="rrf", expand="Issues, provisions")
+    assert options.role_mode is RoleMode.FILTER and options.fusion is FusionMethod.RRF
+    assert options.expand == (ExpansionKind.ISSUES, ExpansionKind.PROVISIONS)
+    assert options.roles == ("ratio",) and FilterOptions(courts="Supreme Court").courts == ("Supreme Court",)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"role_mode": "strict"}, "role_mode must be one of off, boost, filter, not 'strict'"),
+    ({"fusion": "sum"}, "fusion must be one of minmax, rrf, not 'sum'"),
+    ({"expand": ["issues", "facts"]}, "expand takes issues, provisions, not 'facts'"),
+    ({"size": 0}, "size must be between 1 and 100"),
+    ({"page": 3, "size": 50}, "page 3 of 50 needs 150 candidates"),
+])
+def test_a_bad_option_says_what_is_allowed(kwargs: dict, message: str) -> None:
+    with pytest.raises(BadValueError, match=message):
+        SearchOptions(**kwargs)
+
+
+def test_a_saved_search_keeps_only_its_filters() -> None:
+    with pytest.raises(BadValueError, match="role_mode must be one of off, boost, filter"):
+        FilterOptions(role_mode="sometimes")
+    stored = {"courts": ["X"], "roles": ["ratio"], "role_mode": "boost", "size": 99}
+    assert FilterOptions.from_dict(stored) == FilterOptions(courts=("X",), roles=("ratio",), role_mode=RoleMode.BOOST)
+
+
+def test_options_make_the_same_request_as_keywords() -> None:
+    options = SearchOptions(courts=["Supreme Court of India"], role_mode="off", fusion="rrf", size=5, page=2,
+                            rerank=True, explain=True, expand=["provisions"])
+    by_options = SearchRequest.from_options("dowry death", options)
+    by_keywords = SearchRequest.from_query("dowry death", courts=["Supreme Court of India"], role_mode="off",
+                                           fusion="rrf", size=5, page=2, rerank=True, explain=True,
+                                           expand="provisions")
+    assert by_options == by_keywords and by_options.provisions == 5
+    assert SearchRequest.from_options("dowry death", options, size=7).size == 7  # keywords win
+
+
+def test_plain_reads_the_text_as_words() -> None:
+    request = SearchRequest.from_options('court:"X" -dowry AND death', SearchOptions(plain=True))
+    assert request.filters.empty and request.text == SearchOptions(plain=True).query_text('court:"X" -dowry AND death')
+    assert SearchRequest.from_options('court:"X" death').filters.courts == ("X",)
