@@ -69,13 +69,17 @@ def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]
               help="Train on saved features (from --save-dataset) instead of computing them (repeatable).")
 @click.option("--save-dataset", type=click.Path(dir_okay=False, path_type=Path),
               help="Keep the computed features in this .npz, for ablations without recomputing.")
+@click.option("--tuning-repeat", default=5, show_default=True,
+              help="Repeat each labelled tuning query this many times (weighs them against the mined ones; 5 was "
+                   "chosen by 5-fold cross-validation over the tuning queries, docs/evaluation.md).")
 @click.option("--seed", default=13, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Model folder (default: models/ranker under the data directory).")
 @click.option("--name", default="ratio-ranker", show_default=True, help="The model's name on its card.")
 @click.pass_obj
 def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int, no_tuning: bool, no_mined: bool,
-                 drop: tuple[str, ...], datasets: tuple[Path, ...], save_dataset: Path | None, seed: int,
+                 drop: tuple[str, ...], datasets: tuple[Path, ...], save_dataset: Path | None, tuning_repeat: int,
+                 seed: int,
                  out: Path | None, name: str) -> None:
     """Train the learned ranker and write its model folder with a card (features, data, seed, metrics)."""
     if datasets:
@@ -105,13 +109,15 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
         dataset = dataset.subset(lambda i: not dataset.sources[i].startswith("mined"))
     if not dataset.qids:
         raise click.ClickException("no training query has a relevant judgment among its candidates")
+    sources = {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))}
+    if tuning_repeat > 1:
+        dataset = dataset.upweighted(lambda i: not dataset.sources[i].startswith("mined"), tuning_repeat)
     params = RankerParams(seed=seed)
     booster, features, metrics = fit(dataset, params, drop_groups=drop)
     folder = out or settings.home_dir() / "models" / "ranker"
-    sources = {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))}
     save_model(folder, booster, features, name=name, params=params, metrics=metrics,
                data={"queries": sources, "skipped_without_relevant_candidate": dict(dataset.skipped),
-                     "failed": len(dataset.failed), "dropped_groups": list(drop),
+                     "failed": len(dataset.failed), "dropped_groups": list(drop), "tuning_repeat": tuning_repeat,
                      "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])})
     click.echo(f"{folder}: {metrics['trees']} trees on {sum(sources.values())} queries {sources}; validation "
                f"MAP {metrics.get('valid', {}).get('MAP', 'n/a')} (reduced-query BM25 "

@@ -111,6 +111,18 @@ class Dataset:
         self.skipped.update(other.skipped)
         self.failed += other.failed
 
+    def upweighted(self, keep: Callable[[int], bool], times: int) -> Dataset:
+        """This dataset with the queries ``keep`` selects repeated ``times`` times in all (labelled queries are
+        few beside the mined ones; repeating them weighs them more in LambdaRank's per-query gradient)."""
+        out = self.subset(lambda i: True)
+        chosen = self.subset(keep)
+        for copy in range(1, times):
+            extra = chosen.subset(lambda i: True)
+            extra.qids = [f"{q}#{copy}" for q in extra.qids]
+            extra.skipped, extra.failed = Counter(), []
+            out.extend(extra)
+        return out
+
     def subset(self, keep: Callable[[int], bool]) -> Dataset:
         out = Dataset(skipped=Counter(self.skipped))
         for i in range(len(self.qids)):
@@ -144,10 +156,12 @@ def collect(queries: Sequence[TrainingQuery], rankers: Mapping[str, Ranker], *,
 
 
 def _split(dataset: Dataset, share: float, seed: int) -> tuple[Dataset, Dataset]:
-    order = list(range(len(dataset.qids)))
+    """Training and validation queries; the copies of a repeated query (``qid#n``) stay on one side."""
+    base = [q.split("#", 1)[0] for q in dataset.qids]
+    order = sorted(set(base))
     random.Random(seed).shuffle(order)
     held = set(order[: round(len(order) * share)])
-    return dataset.subset(lambda i: i not in held), dataset.subset(lambda i: i in held)
+    return dataset.subset(lambda i: base[i] not in held), dataset.subset(lambda i: base[i] in held)
 
 
 def _matrix(dataset: Dataset, columns: Sequence[int]) -> tuple[np.ndarray, np.ndarray, list[int]]:
