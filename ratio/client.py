@@ -18,11 +18,12 @@ from ratio.encoders import search_encoders
 from ratio.llm import open_llm
 from search.answer import Answer, Answerer, AskOptions, ask
 from search.citecheck import CitationReport, check_citations
-from search.document_query import rank_by_document
+from search.document_query import document_ranking
 from search.execute import Searcher, SearchResult
 from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
 from search.options import SearchOptions
+from search.ranking.model import DEFAULT_MODEL, RankerModel
 from search.records import JUDGMENT_FIELDS, StoredJudgment
 from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, BiEncoderRescorer, CrossEncoderReranker, Reranker
@@ -36,7 +37,8 @@ class Client:
     def __init__(self, url: str | None = None, *, user: str | None = None, password: str | None = None,
                  verify_certs: bool = True, prefix: str = "ratio", encoder: str | Encoder | None = None,
                  reranker: str | Reranker | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT,
-                 llm: LLM | settings.LLMSettings | None = None) -> None:
+                 llm: LLM | settings.LLMSettings | None = None,
+                 ranker: str | RankerModel | None = DEFAULT_MODEL) -> None:
         if url is None:
             url = LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven").url
             if url is None:
@@ -47,6 +49,7 @@ class Client:
         self._reranker = reranker
         self.rerank_weight = rerank_weight
         self._llm = llm
+        self._ranker = ranker  # the learned ranker's model folder ("default": shipped; None: fusion only)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Client:
@@ -55,7 +58,7 @@ class Client:
         options: dict[str, Any] = {"url": env.opensearch_url, "user": env.opensearch_user,
                                    "password": env.opensearch_password,
                                    "verify_certs": env.opensearch_verify_certs, "prefix": env.index_prefix,
-                                   "llm": settings.LLMSettings.read()}
+                                   "llm": settings.LLMSettings.read(), "ranker": env.ranker}
         return cls(**{**options, **overrides})
 
     @cached_property
@@ -93,7 +96,7 @@ class Client:
     @cached_property
     def searcher(self) -> Searcher:
         return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker, llm=self.llm,
-                        rerank_weight=self.rerank_weight)
+                        rerank_weight=self.rerank_weight, ranker=self._ranker)
 
     def search(self, query: str, options: SearchOptions | None = None, **overrides: Any) -> SearchResult:
         """Search with Ratio's query syntax and ``options`` (:class:`search.options.SearchOptions`, the same as
@@ -120,8 +123,9 @@ class Client:
     def search_by_document(self, text: str, size: int = 10, *, exclude: str | None = None) -> list[StoredJudgment]:
         """Precedents for a whole document (a judgment, a brief), read whole rather than cut to the query
         limit (:mod:`search.document_query`); ``exclude`` drops the document's own id when it is indexed. The
-        records come without their text (``Client.judgment`` has it)."""
-        ranked = rank_by_document(self.client, self.aliases["judgments"], text, depth=size, exclude=exclude)
+        records come without their text (``Client.judgment`` has it). The learned ranker orders them (whole-text
+        BM25 of the whole document where no ranker model is loaded)."""
+        ranked = document_ranking(self.searcher, text, depth=size, exclude=exclude)
         if not ranked:
             return []
         fields = ",".join(f for f in JUDGMENT_FIELDS if f != "text")

@@ -60,6 +60,7 @@ class Environment:
     opensearch_verify_certs: bool
     index_prefix: str
     knn_engine: str
+    ranker: str | None = "default"  # RATIO_RANKER: a model folder, "default" (shipped) or "off" (None)
 
     @classmethod
     def read(cls) -> Environment:
@@ -70,6 +71,8 @@ class Environment:
             opensearch_verify_certs=_flag(os.environ.get("OPENSEARCH_VERIFY_CERTS"), True),
             index_prefix=os.environ.get("RATIO_INDEX_PREFIX", "ratio"),
             knn_engine=os.environ.get("RATIO_KNN_ENGINE", "lucene"),
+            ranker=None if os.environ.get("RATIO_RANKER", "default") == "off" else os.environ.get("RATIO_RANKER",
+                                                                                                 "default"),
         )
 
 

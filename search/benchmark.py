@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 
 from search.builders import bm25_body, knn_body
 from search.execute import Searcher
-from search.request import SearchRequest
+from search.request import RankingMode, SearchRequest
 
-MODES = ("bm25", "knn", "hybrid", "hybrid_rerank")
+MODES = ("bm25", "knn", "hybrid", "hybrid_rerank", "ranker", "document")
 LLM_MODES = ("hybrid_expand_issues", "provisions_parametric", "hybrid_explain_llm")
 
 
@@ -50,9 +50,15 @@ def _runner(searcher: Searcher, mode: str) -> Callable[[SearchRequest], object]:
     if mode == "knn":
         return lambda r: searcher.client.search(index=index, body=knn_body(r, searcher.vector(r)))
     if mode == "hybrid":
-        return lambda r: searcher.search(replace(r, rerank=False))
+        return lambda r: searcher.search(replace(r, rerank=False, ranking=RankingMode.FUSION))
     if mode == "hybrid_rerank":
-        return lambda r: searcher.search(replace(r, rerank=True))
+        return lambda r: searcher.search(replace(r, rerank=True, ranking=RankingMode.FUSION))
+    if mode in ("ranker", "document") and searcher.ranker is None:
+        raise ValueError(f"benchmark mode {mode!r} needs the learned ranker: {searcher.ranker_note}")
+    if mode == "ranker":
+        return lambda r: searcher.search(replace(r, rerank=False, ranking=RankingMode.RANKER))
+    if mode == "document":  # the query read whole as a document (Client.search_by_document), no page decoration
+        return lambda r: searcher.ranker.rank(r.text, vector=searcher.vector(r), explain=0)  # type: ignore[union-attr]
     if mode in LLM_MODES and searcher.llm is None:
         raise ValueError(f"benchmark mode {mode!r} needs a searcher with an LLM")
     if mode == "hybrid_expand_issues":

@@ -10,14 +10,19 @@ that segment.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from opensearchpy import OpenSearch
 
 from search.builders import TextFields, text_query
 from search.errors import EmptyQueryError
 from search.request import SearchRequest
-from search.syntax import as_plain_text
+from search.syntax import MAX_CHARS, as_plain_text
 
-__all__ = ["SEGMENT_WORDS", "rank_by_document"]
+if TYPE_CHECKING:
+    from search.execute import Searcher
+
+__all__ = ["SEGMENT_WORDS", "document_ranking", "rank_by_document", "search_box_text"]
 
 SEGMENT_WORDS = 900  # under the parser's 1,000 terms, with room for the words it splits further
 FULLTEXT_FIELDS = TextFields(words=("text",), phrases=("text.exact",))
@@ -40,3 +45,24 @@ def rank_by_document(client: OpenSearch, judgments_alias: str, text: str, *, dep
             totals[hit["_id"]] = totals.get(hit["_id"], 0.0) + float(hit["_score"] or 0.0)
     totals.pop(exclude or "", None)
     return sorted(totals.items(), key=lambda item: (-item[1], item[0]))[:depth]
+
+
+def search_box_text(text: str, words: int = SEGMENT_WORDS) -> str:
+    """``text`` as plain words, cut to what a typed query may hold (``words`` words, the parser's character
+    limit): what pasting a long text into the search box amounts to."""
+    kept = as_plain_text(text, words)
+    return kept if len(kept) <= MAX_CHARS else kept[:MAX_CHARS].rsplit(" ", 1)[0]
+
+
+def document_ranking(searcher: Searcher, text: str, *, depth: int = 1000,
+                     exclude: str | None = None) -> list[tuple[str, float]]:
+    """``(judgment_id, score)`` best first for a whole document: the learned ranker reading all of it (its
+    profile takes any length) when the searcher has one, else :func:`rank_by_document`."""
+    if not as_plain_text(text).strip():
+        raise EmptyQueryError("the document has no words to search for")
+    ranker = searcher.ranker
+    if ranker is None:
+        return rank_by_document(searcher.client, searcher.aliases["judgments"], text, depth=depth, exclude=exclude)
+    vector = searcher.encoder.encode([as_plain_text(text)], normalize_embeddings=True)[0]
+    found = ranker.rank(text, vector=list(map(float, vector)), exclude=[exclude] if exclude else (), explain=0)
+    return [(j.judgment_id, j.score) for j in found.judgments][:depth]

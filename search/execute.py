@@ -26,7 +26,15 @@ import mappings
 from backends.encoders import Encoder
 from backends.llm import LLM
 from backends.opensearch.indices import NEURAL_PLUGIN
-from search.builders import bm25_body, highlight_body, hybrid_body, knn_body, role_filter_count_body
+from search.builders import (
+    bm25_body,
+    bm25_query,
+    facet_aggregations,
+    highlight_body,
+    hybrid_body,
+    knn_body,
+    role_filter_count_body,
+)
 from search.expand import Expansion, expand
 from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
@@ -34,6 +42,11 @@ from search.fusion import DEFAULT_RANK_CONSTANT, FusionMethod, fuse
 from search.intent import classify_intent
 from search.options import ExpansionKind, RoleMode
 from search.provisions import ProvisionHit, find_provisions
+from search.ranking import serve
+from search.ranking.evidence import evidence
+from search.ranking.model import DEFAULT_MODEL, RankerModel, RankerModelError
+from search.ranking.rank import Ranker, Ranking
+from search.ranking.statutes import rank_provisions
 from search.records import HIT_FIELDS, ChunkHit, JudgmentChunks, StoredJudgment, by_id, roll_up
 from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
@@ -98,6 +111,8 @@ class SearchResult:
     provisions: tuple[ProvisionHit, ...] = ()
     expand_ms: float | None = None
     explain_ms: float | None = None
+    ranking: str = "fusion"  # "ranker:<model>" when the learned ranker ordered the hits
+    ranking_note: str | None = None  # why the fusion path ran instead of the ranker (None: it was not asked)
 
 
 class Searcher:
@@ -105,7 +120,8 @@ class Searcher:
 
     def __init__(self, client: OpenSearch, aliases: dict[str, str], encoder: Encoder,
                  server_fusion: bool | None = None, reranker: Reranker | None = None,
-                 llm: LLM | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT) -> None:
+                 llm: LLM | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT,
+                 ranker: str | RankerModel | None = DEFAULT_MODEL) -> None:
         self.client = client
         self.aliases = aliases
         self.encoder = encoder
@@ -117,6 +133,40 @@ class Searcher:
             server_fusion = NEURAL_PLUGIN in plugins
         self.server_fusion = server_fusion
         self.pipeline_weights = self._pipeline_weights() if server_fusion else None
+        self._ranker_spec = ranker
+        self._ranker: Ranker | None = None
+        self.ranker_note: str | None = None if ranker is not None else "the learned ranker is off"
+
+    @property
+    def ranker(self) -> Ranker | None:
+        """The learned ranker (loaded on first use). The shipped model missing or unloadable (no lightgbm)
+        leaves None and a note, so search falls back to fusion and says why; a model named explicitly that
+        cannot load raises :class:`RankerModelError`."""
+        if self._ranker is None and self._ranker_spec is not None and self.ranker_note is None:
+            spec = self._ranker_spec
+            try:
+                model = spec if isinstance(spec, RankerModel) else RankerModel.load(spec)
+            except RankerModelError as exc:
+                if spec != DEFAULT_MODEL:
+                    raise
+                self.ranker_note = f"no learned ranker: {exc}"
+                return None
+            self._ranker = Ranker(self.client, self.aliases, model)
+        return self._ranker
+
+    def ranking(self, request: SearchRequest, depth: int | None = None) -> tuple[Ranking | None, str | None]:
+        """The learned ranker's ranking of ``request`` (its constraints applied to every candidate), or None
+        and the reason the fusion path must run instead."""
+        reason = serve.fallback_reason(request)
+        ranker = self.ranker if reason is None else None
+        if reason is None and ranker is None:
+            reason = self.ranker_note
+        if ranker is None:
+            return None, reason
+        vector = self.vector(request)
+        found = ranker.rank(request.semantic_text or request.text, vector=vector,
+                            filters=serve.constraints(request), explain=depth or request.page * request.size)
+        return found, None
 
     def _pipeline_weights(self) -> tuple[float, ...] | None:
         """The weights the cluster's min-max pipeline uses (None if it is missing): a cluster set up before
@@ -215,6 +265,9 @@ class Searcher:
             expansion = expand(self.llm, request.semantic_text, issues=ExpansionKind.ISSUES in request.expand,
                                provisions=ExpansionKind.PROVISIONS in request.expand)
             expand_ms = round((time.perf_counter() - started) * 1000, 1)
+        ranked, note = self.ranking(request)
+        if ranked is not None:
+            return self._ranked_search(request, ranked, started, expansion, expand_ms)
         chunks, fusion, aggregations = self.expanded_chunks(request, expansion.issues if expansion else ())
         rerank_ms = None
         if request.rerank and request.query is not None:
@@ -235,11 +288,7 @@ class Searcher:
             explanation = self._explain(request, rank, judgment, passages[0]) if request.explain else None
             hits.append(JudgmentHit.of(judgment, passages, explanation))
         explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None
-        provisions: tuple[ProvisionHit, ...] = ()
-        if request.provisions and request.query is not None:
-            texts = [p.query for p in expansion.provisions] if expansion and expansion.provisions else []
-            provisions = find_provisions(self.client, self.aliases["provisions"], self.encoder,
-                                         texts or [request.semantic_text], size=request.provisions)
+        provisions = self._provisions(request, expansion)
         removed, removed_roles = None, {}
         if request.role_mode is RoleMode.FILTER and request.query is not None:
             counted = self.client.search(index=self.aliases["chunks"], body=role_filter_count_body(request))
@@ -251,4 +300,72 @@ class Searcher:
         return SearchResult(tuple(hits), len(groups), fusion, facets, removed, removed_roles,
                             round((time.perf_counter() - started) * 1000, 1),
                             None if rerank_ms is None else round(rerank_ms, 1), expansion, provisions, expand_ms,
-                            explain_ms)
+                            explain_ms, "fusion", note)
+
+    def _provisions(self, request: SearchRequest, expansion: Expansion | None) -> tuple[ProvisionHit, ...]:
+        if not request.provisions or request.query is None:
+            return ()
+        texts = [p.query for p in expansion.provisions] if expansion and expansion.provisions else []
+        return find_provisions(self.client, self.aliases["provisions"], self.encoder,
+                               texts or [request.semantic_text], size=request.provisions)
+
+    def _ranked_provisions(self, request: SearchRequest, expansion: Expansion | None,
+                           ranked: Ranking) -> tuple[ProvisionHit, ...]:
+        """Provisions by the query mixed with those the top judgments' statute passages quote
+        (:mod:`search.ranking.statutes`); the LLM's parametric provisions, when expanded, as on the fusion path."""
+        if not request.provisions or (expansion and expansion.provisions):
+            return self._provisions(request, expansion)
+        order = rank_provisions(self.client, self.aliases, self.encoder, request.semantic_text,
+                                [j.judgment_id for j in ranked.judgments], depth=request.provisions)
+        if not order:
+            return ()
+        docs = self.client.mget(index=self.aliases["provisions"], body={"ids": [p for p, _ in order]},
+                                params={"_source_excludes": "vector"})["docs"]
+        found = {d["_id"]: d["_source"] for d in docs if d.get("found")}
+        return tuple(ProvisionHit(pid, round(score, 6), found[pid].get("act"), found[pid].get("section"),
+                                  found[pid].get("citation"), found[pid].get("title"), found[pid].get("text") or "",
+                                  (0,)) for pid, score in order if pid in found)
+
+    def _facets(self, request: SearchRequest) -> dict[str, Any]:
+        """Facets over the chunks matching the query's words (what the fusion path reports too)."""
+        if not request.facets:
+            return {}
+        body = {"size": 0, "query": bm25_query(request, with_roles=False), "aggs": facet_aggregations(),
+                "track_total_hits": False}
+        aggregations = self.client.search(index=self.aliases["chunks"], body=body).get("aggregations", {})
+        return {name: [{"key": b["key"], "chunks": b["doc_count"], "judgments": b["judgments"]["value"]}
+                       for b in agg.get("buckets", [])] for name, agg in aggregations.items()}
+
+    def _ranked_search(self, request: SearchRequest, ranked: Ranking, started: float, expansion: Expansion | None,
+                       expand_ms: float | None) -> SearchResult:
+        """The page of the ranker's judgments with their best passages and the evidence that placed them."""
+        start = (request.page - 1) * request.size
+        page = ranked.judgments[start:start + request.size]
+        ids = [j.judgment_id for j in page]
+        stored = self.judgments(ids)
+        passages: dict[str, list] = {}
+        if ids:
+            lines: list[dict[str, Any]] = []
+            for body in serve.passage_requests(request, ids, self.vector(request)):
+                lines += [{"index": self.aliases["chunks"]}, body]
+            passages = serve.best_passages(self.client.msearch(body=lines)["responses"])
+        marked = self.highlights(request, [c[0] for group in passages.values() for c in group if c[3]])
+        hits = []
+        explain_started = time.perf_counter()
+        for judged in page:
+            judgment = stored.get(judged.judgment_id) or StoredJudgment(judged.judgment_id)
+            shown = tuple(Passage.from_chunk(ChunkHit(cid, score, src), marked.get(cid, ()))
+                          for cid, score, src, _ in passages.get(judged.judgment_id, ()))
+            explanation = None
+            if request.explain and shown:
+                found = evidence(judged.contributions, judged.features, judged.meta, ranked.profile)
+                base = self._explain(request, len(hits), judgment, shown[0])
+                explanation = dataclasses.replace(base, text=f"{found.text}. {base.text}" if found.phrases
+                                                  else base.text, evidence=found.phrases)
+            hits.append(JudgmentHit(judgment.judgment_id, judged.score, judgment.title, judgment.court,
+                                    judgment.date_text, judgment.judges, shown, explanation))
+        explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None
+        return SearchResult(tuple(hits), len(ranked.judgments), f"ranker:{ranked.model}", self._facets(request),
+                            took_ms=round((time.perf_counter() - started) * 1000, 1), expansion=expansion,
+                            provisions=self._ranked_provisions(request, expansion, ranked), expand_ms=expand_ms,
+                            explain_ms=explain_ms, ranking=f"ranker:{ranked.model}")

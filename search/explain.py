@@ -36,6 +36,7 @@ class Explanation:
     issue: str | None = None
     method: str = "extractive"
     note: str | None = None  # why an LLM explanation was asked for but not used
+    evidence: tuple[str, ...] = ()  # the learned ranker's strongest evidence, in words (search.ranking.evidence)
 
 
 def _stems(text: str) -> set[str]:

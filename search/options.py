@@ -47,6 +47,14 @@ class RoleMode(StrEnum):
     FILTER = "filter"
 
 
+class RankingMode(StrEnum):
+    """What orders the judgments: the learned ranker (the default; :mod:`search.ranking`) or the chunk fusion
+    it replaced (BM25 + k-NN over role chunks, rolled up to judgments)."""
+
+    RANKER = "ranker"
+    FUSION = "fusion"
+
+
 class ExpansionKind(StrEnum):
     """LLM expansions: legal issues searched as extra queries, parametric provisions for provision retrieval."""
 
@@ -146,6 +154,7 @@ class SearchOptions(FilterOptions):
     ``provisions`` 0 with ``expand`` naming provisions lists five provisions.
     """
 
+    ranking: RankingMode = RankingMode.RANKER
     fusion: FusionMethod = FusionMethod.MINMAX
     size: int = 10
     page: int = 1
@@ -162,6 +171,7 @@ class SearchOptions(FilterOptions):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        object.__setattr__(self, "ranking", choice(RankingMode, self.ranking, "ranking"))
         object.__setattr__(self, "fusion", choice(FusionMethod, self.fusion, "fusion"))
         object.__setattr__(self, "expand", expansions(self.expand))
         check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
@@ -172,7 +182,8 @@ class SearchOptions(FilterOptions):
         return as_plain_text(text, max_words=MAX_TERMS) if self.plain else text
 
     def request_kwargs(self) -> dict[str, Any]:
-        return {**super().request_kwargs(), "fusion": self.fusion, "size": self.size, "page": self.page,
+        return {**super().request_kwargs(), "ranking": self.ranking, "fusion": self.fusion, "size": self.size,
+                "page": self.page,
                 "candidates": self.candidates, "rerank": self.rerank, "rerank_top": self.rerank_top,
                 "explain": self.explain, "explain_top": self.explain_top, "expand": self.expand,
                 "provisions": self.provisions, "facets": self.facets, "highlight": self.highlight}

@@ -38,6 +38,7 @@ from search.options import (
     MAX_SIZE,
     ExpansionKind,
     FilterOptions,
+    RankingMode,
     RoleMode,
     SearchOptions,
     check_counts,
@@ -59,7 +60,9 @@ from search.syntax import (
 )
 
 # The options and their limits are defined in search.options; they are re-exported here for older imports.
-__all__ = ["EXPANSIONS", "MAX_CANDIDATES", "MAX_PROVISIONS", "MAX_RERANK", "MAX_SIZE", "RoleMode", "SearchRequest"]
+__all__ = ["EXPANSIONS", "MAX_CANDIDATES", "MAX_PROVISIONS", "MAX_RERANK", "MAX_SIZE", "RankingMode", "RoleMode",
+           "SearchRequest"]
+
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ class SearchRequest:
     provisions: int = 0
     facets: bool = True
     highlight: bool = True
+    ranking: RankingMode = RankingMode.RANKER
 
     def __post_init__(self) -> None:
         check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
@@ -154,6 +158,7 @@ class SearchRequest:
         facets: bool = True,
         highlight: bool = True,
         classify: bool = True,
+        ranking: str | RankingMode = RankingMode.RANKER,
     ) -> SearchRequest:
         """Parse ``text``, normalise explicit options the same way as fielded filters, merge both, classify
         the intent (``classify=False`` skips it) and validate. Raises a ``QueryError`` saying what to fix."""
@@ -190,7 +195,7 @@ class SearchRequest:
             weights=tuple(weights), rank_constant=rank_constant, role_boost=role_boost,  # type: ignore[arg-type]
             rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
             expand=expanded, provisions=provisions or (5 if ExpansionKind.PROVISIONS in expanded else 0),
-            facets=facets, highlight=highlight,
+            facets=facets, highlight=highlight, ranking=choice(RankingMode, ranking, "ranking"),
         )
 
     @classmethod

@@ -25,6 +25,7 @@ from ratio.cli import (
     search,
     serve,
     train_pairs,
+    train_ranker,
     train_roles,
 )
 from ratio.cli import eval as evaluation
@@ -46,12 +47,13 @@ def cli(ctx: click.Context, url: str | None, user: str | None, password: str | N
 
 @click.group()
 def train() -> None:
-    """Train Ratio's own models: the rhetorical-role head, the reranker and the bi-encoder."""
+    """Train Ratio's own models: the rhetorical-role head, the reranker, the bi-encoder and the learned ranker."""
 
 
 node.opensearch.add_command(cluster.cluster)
 
-for command in (train_roles.train_roles, train_pairs.reranker_command, train_pairs.embedder_command):
+for command in (train_roles.train_roles, train_pairs.reranker_command, train_pairs.embedder_command,
+                train_ranker.train_ranker):
     train.add_command(command)
 
 for command in (

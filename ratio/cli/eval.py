@@ -34,12 +34,21 @@ from ratio.cli.options import (
 from ratio.encoders import search_encoders
 from search.evaluate import Evaluation, evaluate, judged, ranked_run, read_qrels, read_queries, write_report
 from search.evaluate.provision_qa import METHODS
-from search.evaluate.systems import CONFIGS, CachedReranker, LabelledReranker, Runner, filter_safety
+from search.evaluate.splits import split_queries
+from search.evaluate.systems import CONFIGS, CachedReranker, LabelledRanker, LabelledReranker, Runner, filter_safety
 from search.execute import Searcher
+from search.ranking.model import RankerModel, RankerModelError
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 
 out_option = click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
                           help="Report folder.")
+
+
+def _label(spec: str, option: str) -> tuple[str, str]:
+    label, sep, rest = spec.partition("=")
+    if not sep or not label or not rest or ":" in label:
+        raise ValueError(f"{option} {spec!r}: expected LABEL=FOLDER")
+    return label, rest
 
 
 def labelled_rerankers(specs: tuple[str, ...], encoder: Any) -> list[LabelledReranker]:
@@ -94,9 +103,15 @@ def configs_command() -> None:
 @click.option("--half", type=click.Choice(["odd", "even"]),
               help="Only the judged queries at odd (1st, 3rd, ...) or even positions: choose on one half, report "
                    "on the other, so nothing reported was tuned on.")
+@click.option("--split", type=click.Choice(["tuning", "reported"]),
+              help="Only the tuning or the reported queries of the benchmark's split file "
+                   "(search/evaluate/splits/; the halves by position where a benchmark has none).")
 @max_words_option(help="Cut each query to N words.")
 @click.option("--candidates", default=1000, show_default=True, help="Chunks fetched per sub-query.")
 @out_option
+@click.option("--ranker-model", "ranker_models", multiple=True, metavar="LABEL=FOLDER",
+              help="A learned ranker model for configuration ranker:LABEL (repeatable): ablations and candidates "
+                   "scored on the default's features.")
 @reranker_option(help="CrossEncoder for hybrid_rerank (default: bi-encoder).")
 @rerank_weight_option(help="The reranker's share in hybrid_rerank (1: its score replaces the fused one).")
 @click.option("--labelled-reranker", "labelled", multiple=True, metavar="LABEL=SPEC[@WEIGHT]",
@@ -107,9 +122,9 @@ def configs_command() -> None:
 @llm_options
 @click.pass_obj
 def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | None, qrels_path: Path | None,
-                configs: tuple[str, ...], baseline: str | None, limit: int | None, half: str | None, max_words: int,
-                candidates: int,
-                out: Path, reranker: str | None, rerank_weight: float, labelled: tuple[str, ...], encoder: str | None,
+                configs: tuple[str, ...], baseline: str | None, limit: int | None, half: str | None,
+                split: str | None, max_words: int, candidates: int, out: Path, ranker_models: tuple[str, ...],
+                reranker: str | None, rerank_weight: float, labelled: tuple[str, ...], encoder: str | None,
                 llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:
     """Run CONFIGs on BENCHMARK, score them (MAP, P@10, Bpref, MRR, nDCG@10, R@100, R@1000), test each
     against the baseline, and write report.md, report.json and per_query_ap.png into --out."""
@@ -118,6 +133,14 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     qrels_path = qrels_path or data / default_qrels
     all_qrels = read_qrels(qrels_path)
     queries, skipped = judged(read_queries(queries_path), all_qrels)
+    if half and split:
+        raise click.UsageError("use --half or --split, not both")
+    if split:
+        chosen_ids = split_queries(benchmark, split)
+        if chosen_ids is None:
+            half = "odd" if split == "tuning" else "even"
+        else:
+            queries = [q for q in queries if q.qid in chosen_ids]
     if half:
         queries = queries[0 if half == "odd" else 1::2]
     queries = queries[:limit]
@@ -132,9 +155,14 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
         rerankers = labelled_rerankers(labelled, rescoring)
     except (ValueError, OSError, ModelError) as exc:
         raise click.ClickException(str(exc)) from exc
-    runner = Runner(searcher, max_words=max_words, candidates=candidates, rerankers=rerankers)
+    try:
+        rankers = [LabelledRanker(label, RankerModel.load(folder), folder)
+                   for label, folder in (_label(spec, "--ranker-model") for spec in ranker_models)]
+    except (ValueError, RankerModelError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    runner = Runner(searcher, max_words=max_words, candidates=candidates, rerankers=rerankers, rankers=rankers)
     names = list(dict.fromkeys(configs)) or [c.name for c in CONFIGS.values()
-                              if c.task == task and (llm or not c.llm)]
+                              if c.task == task and (llm or not c.llm)] + [f"ranker:{r.label}" for r in rankers]
     try:
         chosen = [runner.check(name) for name in names]
     except ValueError as exc:
@@ -161,7 +189,11 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
              f"{', '.join(skipped) or 'none'}.",
              {None: "No parameter was tuned on these queries: the configurations use the search layer's defaults.",
               "odd": "Selection half: a default chosen from this table is reported on the even half, never here.",
-              "even": "Reporting half: defaults were chosen on the odd half; nothing was tuned on these."}[half]]
+              "even": "Reporting half: defaults were chosen on the odd half; nothing was tuned on these."}[half]
+             if not split or half else
+             {"tuning": "Tuning split: choices are made on these queries; never report them as results.",
+              "reported": "Reported split: scored once per final configuration; nothing was trained, tuned or "
+                          "selected on these."}[split]]
     if runner.llm_failures:
         notes.append(f"The LLM failed {len(runner.llm_failures)} times; those queries ran without that expansion "
                      f"(first: {runner.llm_failures[0][:200]}).")

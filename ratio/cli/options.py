@@ -17,7 +17,8 @@ import click
 from ratio.cli.common import DEFAULT_DATA
 from ratio.settings import LLM_KINDS
 from search.fusion import FusionMethod
-from search.options import EXPANSIONS, RoleMode
+from search.options import EXPANSIONS, RankingMode, RoleMode
+from search.ranking.model import DEFAULT_MODEL
 from search.rerank import DEFAULT_RERANK_WEIGHT
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -140,6 +141,16 @@ def fusion_option() -> Decorator:
     """``--fusion``: how the BM25 and k-NN lists are combined."""
     return click.option("--fusion", type=click.Choice(FUSION_METHODS), default=FusionMethod.MINMAX.value,
                         show_default=True, help="How the BM25 and vector lists are fused.")
+
+
+def ranking_options() -> Decorator:
+    """``--ranking`` (the learned ranker or the fusion it replaced) and ``--ranker`` (its model folder)."""
+    ranking = click.option("--ranking", type=click.Choice([m.value for m in RankingMode]),
+                           default=RankingMode.RANKER.value, show_default=True,
+                           help="What orders the judgments: the learned ranker, or the chunk fusion it replaced.")
+    model = click.option("--ranker", "ranker_model", envvar="RATIO_RANKER", default=DEFAULT_MODEL, show_default=True,
+                         help="The learned ranker's model folder ('default': the shipped one; 'off': fusion only).")
+    return lambda func: ranking(model(func))
 
 
 def expand_option() -> Decorator:

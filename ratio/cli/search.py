@@ -21,6 +21,7 @@ from ratio.cli.options import (
     fusion_option,
     json_option,
     llm_options,
+    ranking_options,
     rerank_weight_option,
     reranker_option,
     role_options,
@@ -29,6 +30,7 @@ from ratio.encoders import search_encoders
 from search.errors import QueryError
 from search.execute import Searcher, SearchResult
 from search.options import SearchOptions
+from search.ranking.model import RankerModelError
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 
@@ -64,6 +66,7 @@ def _table(query: str, result: SearchResult) -> Table:
 @filter_options()
 @role_options(role_help="Preferred (or, with --mode filter, required) role (repeatable).",
               mode_help="Role handling (default boost).")
+@ranking_options()
 @fusion_option()
 @click.option("--size", default=10, show_default=True, help="Judgments per page.")
 @click.option("--page", default=1, show_default=True)
@@ -81,17 +84,20 @@ def _table(query: str, result: SearchResult) -> Table:
 @json_option()
 @click.pass_obj
 def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tuple[str, ...], date_from: str | None,
-                   date_to: str | None, roles: tuple[str, ...], role_mode: str | None, fusion: str, size: int,
+                   date_to: str | None, roles: tuple[str, ...], role_mode: str | None, ranking: str,
+                   ranker_model: str, fusion: str, size: int,
                    page: int, rerank: bool, rerank_top: int, reranker: str | None, rerank_weight: float,
                    explain: bool, explain_top: int,
                    expand: tuple[str, ...], provisions: int, llm_kind: str | None, llm_model: str | None,
                    llm_url: str | None, plain: bool, encoder: str | None, as_json: bool) -> None:
-    """Search judgments: BM25 and vector similarity over role-typed chunks, fused, rolled up to judgments."""
+    """Search judgments: the learned ranker orders candidates from BM25 over reduced queries, citations and
+    provisions by role, meaning and citation evidence; the fusion path (BM25 + k-NN over role chunks) runs where
+    it cannot (a filter-only search, a role filter, --rerank, issue expansion), and the result says so."""
     try:
         options = SearchOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
-                                role_mode=role_mode, fusion=fusion, size=size, page=page, rerank=rerank,
-                                rerank_top=rerank_top, explain=explain, explain_top=explain_top, expand=expand,
-                                provisions=provisions, plain=plain)
+                                role_mode=role_mode, ranking=ranking, fusion=fusion, size=size, page=page,
+                                rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
+                                expand=expand, provisions=provisions, plain=plain)
         request = SearchRequest.from_options(query, options)
         query = request.text  # as searched (plain words with --plain), for the table's title
     except QueryError as exc:
@@ -104,7 +110,11 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
         raise click.ClickException(str(exc)) from exc
     scorer = (CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)) if rerank else None
     llm = configured_llm(llm_kind, llm_model, llm_url) if (expand or explain) else None
-    result = Searcher(client, aliases, model, reranker=scorer, llm=llm, rerank_weight=rerank_weight).search(request)
+    try:
+        result = Searcher(client, aliases, model, reranker=scorer, llm=llm, rerank_weight=rerank_weight,
+                          ranker=None if ranker_model == "off" else ranker_model).search(request)
+    except RankerModelError as exc:
+        raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2, default=str))
         return
@@ -125,6 +135,8 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
         for provision in result.provisions:
             name = provision.title or provision.citation or provision.provision_id
             click.echo(f"  {provision.provision_id}  {name[:90]}")
+    if result.ranking_note and ranking == "ranker":
+        click.echo(f"ranked by fusion: {result.ranking_note}")
     if result.rerank_ms is not None:
         click.echo(f"reranking took {result.rerank_ms:.0f} ms")
     if result.removed_by_role is not None:

@@ -19,7 +19,15 @@ from search.execute import JudgmentHit
 from search.expand import Expansion
 from search.explain import Explanation
 from search.fusion import FusionMethod
-from search.options import MAX_PROVISIONS, MAX_SIZE, ExpansionKind, FilterOptions, RoleMode, SearchOptions
+from search.options import (
+    MAX_PROVISIONS,
+    MAX_SIZE,
+    ExpansionKind,
+    FilterOptions,
+    RankingMode,
+    RoleMode,
+    SearchOptions,
+)
 from search.provisions import ProvisionHit
 from search.syntax import MAX_CHARS
 
@@ -44,6 +52,8 @@ class SearchParams(BaseModel):
                             description="Preferred roles (required with mode=filter).")
     mode: RoleMode | None = Field(None, description="Role handling (default boost; filter when the query "
                                                     "names role:).")
+    ranking: RankingMode = Field(RankingMode.RANKER, description="What orders the judgments: the learned ranker "
+                                 "(default) or the chunk fusion it replaced.")
     fusion: FusionMethod = FusionMethod.MINMAX
     plain: bool = Field(False, description="Read q as plain words (pasted facts): no operators or filters.")
     size: int = Field(10, ge=1, le=MAX_SIZE, description="Judgments per page.")
@@ -64,7 +74,8 @@ class SearchParams(BaseModel):
         """These parameters as the engine's :class:`search.options.SearchOptions` (``page`` from the cursor)."""
         values: dict[str, Any] = dict(
             courts=self.court, judges=self.judge, date_from=self.date_from, date_to=self.date_to, roles=self.role,
-            role_mode=self.mode, fusion=self.fusion, size=self.size, page=page, candidates=self.candidates,
+            role_mode=self.mode, ranking=self.ranking, fusion=self.fusion, size=self.size, page=page,
+            candidates=self.candidates,
             rerank=self.rerank, rerank_top=self.rerank_top, explain=self.explain, explain_top=self.explain_top,
             expand=self.expand, provisions=self.provisions, facets=self.facets, highlight=self.highlight,
             plain=self.plain)
@@ -83,6 +94,8 @@ class SearchPage(BaseModel):
     query: str
     judgments_found: int = Field(description="Judgments in the ranked window (not the whole corpus).")
     fusion: str
+    ranking: str = Field("fusion", description="ranker:MODEL when the learned ranker ordered the hits.")
+    ranking_note: str | None = Field(None, description="Why the fusion path ran instead of the learned ranker.")
     took_ms: float
     hits: list[JudgmentHit]
     facets: dict[str, list[dict[str, Any]]]

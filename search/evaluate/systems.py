@@ -28,15 +28,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from backends.llm import LLMError
 from search.builders import bm25_body, judgment_summary_body, knn_body, text_query
-from search.document_query import FULLTEXT_FIELDS, rank_by_document
+from search.document_query import FULLTEXT_FIELDS, document_ranking, rank_by_document, search_box_text
 from search.execute import Searcher
 from search.expand import legal_issues, parametric_provisions
 from search.fusion import FusionMethod, fuse
 from search.provisions import find_provisions, provision_bm25_body, provision_knn_body
+from search.ranking.features import FeatureMatrix
+from search.ranking.model import RankerModel
+from search.ranking.statutes import rank_provisions
 from search.records import ChunkHit, by_id, roll_up
-from search.request import SearchRequest
+from search.request import RankingMode, SearchRequest
 from search.rerank import Reranker, rerank
 from search.syntax import as_plain_text
 
@@ -54,6 +59,13 @@ class Config:
 
 
 CONFIGS: dict[str, Config] = {c.name: c for c in (
+    Config("default", "judgments", "exactly what 'ratio search' and Client.search do by default (today: the "
+           "learned ranker; the fusion path where it cannot run), on the query's plain text as the search box "
+           "takes it (up to 900 words)"),
+    Config("default_document", "judgments", "exactly what Client.search_by_document does: the query read whole "
+           "as a document (the learned ranker; whole-text BM25 of the whole query where it cannot run)"),
+    Config("fusion", "judgments", "the former default: 'ratio search' with --ranking fusion (hybrid chunks, "
+           "intent's roles boosted)"),
     Config("bm25", "judgments", "BM25 over role chunks, roles off"),
     Config("knn", "judgments", "k-NN over chunk vectors, roles off"),
     Config("hybrid", "judgments", "BM25 + k-NN, min-max with the default weights, roles off"),
@@ -76,6 +88,9 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("provisions_bm25", "provisions", "BM25 over provisions, query text"),
     Config("provisions_knn", "provisions", "k-NN over provisions, query text"),
     Config("provisions", "provisions", "BM25 + k-NN over provisions (min-max), query text"),
+    Config("provisions_precedents", "provisions", "what 'ratio search --provisions N' lists by default: provisions "
+           "by the query text (BM25 + k-NN) mixed with those the ranker's top judgments quote in their statute "
+           "passages (search.ranking.statutes)"),
     Config("provisions_parametric", "provisions", "provisions retrieved by the LLM's parametric provisions",
            llm=True),
     Config("provisions_both", "provisions", "query text and parametric provisions, RRF", llm=True),
@@ -97,6 +112,16 @@ class CachedReranker:
 
 
 @dataclass(frozen=True)
+class LabelledRanker:
+    """A learned ranker model under a label: configuration ``ranker:LABEL`` ranks the default's candidates and
+    features with it (ablations: models trained without a feature group or without the mined queries)."""
+
+    label: str
+    model: RankerModel
+    description: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
 class LabelledReranker:
     """A reranker and its blend weight under a label: configuration ``hybrid_rerank:LABEL`` uses it."""
 
@@ -110,9 +135,13 @@ class Runner:
     """Ranks queries under the named configurations with one :class:`Searcher` (and its LLM/reranker)."""
 
     def __init__(self, searcher: Searcher, *, max_words: int = 300, candidates: int = 1000, depth: int = 1000,
-                 rerank_top: int = 50, rerankers: Sequence[LabelledReranker] = ()) -> None:
+                 rerank_top: int = 50, rerankers: Sequence[LabelledReranker] = (),
+                 rankers: Sequence[LabelledRanker] = ()) -> None:
         self.searcher = searcher
         self.rerankers = {r.label: r for r in rerankers}
+        self.rankers = {r.label: r for r in rankers}
+        self._matrices: dict[str, FeatureMatrix] = {}  # per query text, shared by the ranker:LABEL runs
+        self._precedents: dict[str, list[str]] = {}  # the default's judgments per query text
         self._hybrid: dict[str, list] = {}  # hybrid chunks per query text, shared by the hybrid_rerank:LABEL runs
         self.max_words = max_words
         self.candidates = candidates
@@ -133,6 +162,16 @@ class Runner:
             return Config(name, "judgments", f"hybrid, top {self.rerank_top} chunks reranked by {label}"
                           f"{f' ({found.description})' if found.description else ''}, reranker weight "
                           f"{found.weight:g}")
+        if name.startswith("ranker:"):
+            label = name.split(":", 1)[1]
+            if label not in self.rankers:
+                raise ValueError(f"configuration {name!r} names no ranker model; labelled ones: "
+                                 f"{', '.join(self.rankers) or 'none'}")
+            if self.searcher.ranker is None:
+                raise ValueError(f"configuration {name!r} needs the learned ranker: {self.searcher.ranker_note}")
+            found = self.rankers[label]
+            return Config(name, "judgments", f"the default's candidates and features ranked by model {label}"
+                          f"{f' ({found.description})' if found.description else ''}")
         config = CONFIGS.get(name)
         if config is None:
             raise ValueError(f"unknown configuration {name!r}; known: {', '.join(CONFIGS)}")
@@ -186,6 +225,10 @@ class Runner:
         """Document ids for ``text`` under configuration ``name``, best first."""
         self.check(name)
         s = self.searcher
+        if name in ("default", "fusion") or name.startswith("ranker:"):
+            return self._rank_default(name, text)
+        if name == "default_document":
+            return [doc for doc, _ in document_ranking(s, text, depth=self.depth)]
         off = self.request(text, role_mode="off")
         if name.startswith("hybrid_rerank:"):
             chosen = self.rerankers[name.split(":", 1)[1]]
@@ -239,12 +282,41 @@ class Runner:
             return [hit.id for hit in fused]
         return self._rank_provisions(name, text, off)
 
+    def _rank_default(self, name: str, text: str) -> list[str]:
+        """``default`` as Searcher.search orders judgments (all candidates, not one page); ``fusion`` the same
+        request on the fusion path; ``ranker:LABEL`` the default's feature matrix scored by another model."""
+        s = self.searcher
+        mode = RankingMode.FUSION if name == "fusion" else RankingMode.RANKER
+        request = SearchRequest.from_query(search_box_text(text), ranking=mode, candidates=self.candidates,
+                                           facets=False, highlight=False)
+        if name.startswith("ranker:"):
+            if text not in self._matrices:
+                self._matrices[text] = s.ranker.matrix(request.semantic_text, vector=s.vector(request))[2]  # type: ignore[union-attr]
+            matrix = self._matrices[text]
+            scores = self.rankers[name.split(":", 1)[1]].model.score(matrix.values)
+            return [matrix.ids[i] for i in np.argsort(-scores, kind="stable")][: self.depth]
+        ranked, _ = s.ranking(request, depth=0)
+        if ranked is not None:
+            return [j.judgment_id for j in ranked.judgments][: self.depth]
+        return self._judgments(s.expanded_chunks(request, ())[0])
+
+    def precedent_provisions(self, text: str, **options: Any) -> list[tuple[str, float]]:
+        """Provisions for ``text`` as the default search lists them (the judgments ranked once per text)."""
+        s = self.searcher
+        if text not in self._precedents:
+            self._precedents[text] = self._rank_default("default", text)
+        plain = SearchRequest.from_query(search_box_text(text), facets=False, highlight=False).semantic_text
+        return rank_provisions(s.client, s.aliases, s.encoder, plain, self._precedents[text], depth=self.depth,
+                               **options)
+
     def _rank_provisions(self, name: str, text: str, request: SearchRequest) -> list[str]:
         s, index, plain = self.searcher, self.searcher.aliases["provisions"], request.semantic_text
         if name == "provisions_bm25":
             return self._ids(provision_bm25_body(plain, self.depth), index)
         if name == "provisions_knn":
             return self._ids(provision_knn_body(s.vector(request), self.depth), index)
+        if name == "provisions_precedents":
+            return [pid for pid, _ in self.precedent_provisions(text)]
         parametric = list(self.parametric(text)) if name != "provisions" else []
         texts = parametric if name == "provisions_parametric" else [plain, *parametric]
         hits = find_provisions(s.client, index, s.encoder, texts or [plain], size=self.depth, candidates=self.depth)

@@ -100,5 +100,5 @@ def test_benchmark_command_reports_every_path(opensearch_settings, aliases, tmp_
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)  # stderr carries the model-loading progress
     assert data["judgments"] == 18
-    assert [row["mode"] for row in data["latency"]] == ["bm25", "knn", "hybrid", "hybrid_rerank"]
+    assert [row["mode"] for row in data["latency"]] == ["bm25", "knn", "hybrid", "hybrid_rerank", "ranker", "document"]
     assert all(row["queries"] == 2 and 0 < row["p50_ms"] <= row["p95_ms"] for row in data["latency"])

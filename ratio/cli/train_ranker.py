@@ -1,0 +1,124 @@
+"""``ratio train ranker``: the learned ranker (LightGBM LambdaRank) from tuning qrels and mined citation queries.
+
+Each ``--corpus PREFIX=BENCHMARK`` names an index prefix and the benchmark whose judgments it holds; that
+benchmark's tuning split (search/evaluate/splits/) gives labelled queries and the corpus's own citation graph
+gives mined ones. Reported queries are never read: the split file names the tuning ids, and mined queries are
+guarded against every non-tuning query text. The model folder (``model.txt`` + ``card.json``) is what
+``RATIO_RANKER`` / ``ratio search --ranker`` load; ``--out search/ranking/model`` rebuilds the shipped default.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+import mappings
+from backends.opensearch.indices import IndexLayout
+from ratio import settings
+from ratio.cli.common import BENCHMARKS, Context
+from ratio.cli.options import data_option
+from ratio.encoders import search_encoders
+from search.evaluate import judged, read_qrels, read_queries
+from search.evaluate.splits import split_queries
+from search.ranking.features import GROUPS
+from search.training.ranker import Dataset, RankerParams, fit, save_model
+from search.training.ranker_build import CorpusSpec, build_dataset, labelled_queries
+
+
+def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]:
+    """``PREFIX=BENCHMARK`` as a corpus with its tuning queries, and the benchmark's non-tuning texts (guarded)."""
+    prefix, sep, benchmark = spec.partition("=")
+    if not sep or benchmark not in BENCHMARKS or BENCHMARKS[benchmark][2] != "judgments":
+        precedent = ", ".join(b for b, v in BENCHMARKS.items() if v[2] == "judgments")
+        raise click.BadParameter(f"{spec!r}: expected PREFIX=BENCHMARK with BENCHMARK one of {precedent}",
+                                 param_hint="--corpus")
+    tuning = split_queries(benchmark, "tuning")
+    if tuning is None:
+        raise click.BadParameter(f"{benchmark} has no split file: its tuning queries are unknown",
+                                 param_hint="--corpus")
+    queries_file, qrels_file, _ = BENCHMARKS[benchmark]
+    qrels = read_qrels(data / qrels_file)
+    queries, _ = judged(read_queries(data / queries_file), qrels)
+    layout = IndexLayout(prefix)
+    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    client = ctx.client()
+    if not client.indices.exists_alias(name=aliases["judgments"]):
+        raise click.ClickException(f"no index with prefix {prefix!r}: index {benchmark}'s corpus first")
+    encoder, _ = search_encoders(client, aliases, None)
+    labelled = labelled_queries(queries, qrels, tuning, prefix, f"{benchmark}-tuning")
+    guarded = [q.text for q in queries if q.qid not in tuning]
+    return CorpusSpec(prefix, aliases, encoder, labelled), guarded
+
+
+@click.command("ranker")
+@click.option("--corpus", "corpora", multiple=True, metavar="PREFIX=BENCHMARK",
+              help="An index prefix and the benchmark it holds (repeatable; default: the --prefix index with "
+                   "aila-precedents).")
+@data_option()
+@click.option("--mined", default=250, show_default=True, help="Mined queries per style (document, facts) per corpus.")
+@click.option("--no-tuning", is_flag=True, help="Leave out the benchmarks' labelled tuning queries (an ablation).")
+@click.option("--no-mined", is_flag=True, help="Leave out the mined queries (an ablation).")
+@click.option("--drop-group", "drop", multiple=True, type=click.Choice(GROUPS),
+              help="Train without this feature group (repeatable; an ablation).")
+@click.option("--dataset", "datasets", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Train on saved features (from --save-dataset) instead of computing them (repeatable).")
+@click.option("--save-dataset", type=click.Path(dir_okay=False, path_type=Path),
+              help="Keep the computed features in this .npz, for ablations without recomputing.")
+@click.option("--tuning-repeat", default=5, show_default=True,
+              help="Repeat each labelled tuning query this many times (weighs them against the mined ones; 5 was "
+                   "chosen by 5-fold cross-validation over the tuning queries, docs/evaluation.md).")
+@click.option("--seed", default=13, show_default=True)
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="Model folder (default: models/ranker under the data directory).")
+@click.option("--name", default="ratio-ranker", show_default=True, help="The model's name on its card.")
+@click.pass_obj
+def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int, no_tuning: bool, no_mined: bool,
+                 drop: tuple[str, ...], datasets: tuple[Path, ...], save_dataset: Path | None, tuning_repeat: int,
+                 seed: int,
+                 out: Path | None, name: str) -> None:
+    """Train the learned ranker and write its model folder with a card (features, data, seed, metrics)."""
+    if datasets:
+        dataset = Dataset()
+        for path in datasets:
+            try:
+                dataset.extend(Dataset.load(path))
+            except (OSError, ValueError, KeyError) as exc:
+                raise click.ClickException(f"{path}: {exc}") from exc
+    else:
+        specs, guarded = [], []
+        for spec in corpora or (f"{ctx.prefix}=aila-precedents",):
+            corpus, texts = _corpus(ctx, spec, data)
+            specs.append(corpus)
+            guarded += texts
+        with Progress(TextColumn("features"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=Console(stderr=True)) as bar:
+            total = sum(len(c.tuning) for c in specs) + 2 * mined * len(specs)
+            task = bar.add_task("features", total=total)
+            dataset = build_dataset(ctx.client(), specs, mined_per_style=0 if no_mined else mined, guarded=guarded,
+                                    seed=seed, progress=lambda _: bar.advance(task))
+        if save_dataset:
+            dataset.save(save_dataset)
+    if no_tuning:
+        dataset = dataset.subset(lambda i: dataset.sources[i].startswith("mined"))
+    if no_mined:
+        dataset = dataset.subset(lambda i: not dataset.sources[i].startswith("mined"))
+    if not dataset.qids:
+        raise click.ClickException("no training query has a relevant judgment among its candidates")
+    sources = {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))}
+    if tuning_repeat > 1:
+        dataset = dataset.upweighted(lambda i: not dataset.sources[i].startswith("mined"), tuning_repeat)
+    params = RankerParams(seed=seed)
+    booster, features, metrics = fit(dataset, params, drop_groups=drop)
+    folder = out or settings.home_dir() / "models" / "ranker"
+    save_model(folder, booster, features, name=name, params=params, metrics=metrics,
+               data={"queries": sources, "skipped_without_relevant_candidate": dict(dataset.skipped),
+                     "failed": len(dataset.failed), "dropped_groups": list(drop), "tuning_repeat": tuning_repeat,
+                     "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])})
+    click.echo(f"{folder}: {metrics['trees']} trees on {sum(sources.values())} queries {sources}; validation "
+               f"MAP {metrics.get('valid', {}).get('MAP', 'n/a')} (reduced-query BM25 "
+               f"{metrics.get('valid_bm25_long', {}).get('MAP', 'n/a')})")

@@ -1,0 +1,92 @@
+"""Pure request bodies of the ranker: candidate sources and feature queries, as plain dicts (no HTTP).
+
+Every body takes analysed terms (from :class:`search.ranking.query.QueryProfile`), so user text never reaches
+the query DSL: a term is the value of a ``term`` query on a field the terms were analysed for. Feature bodies
+are restricted to the candidate judgments (an ``ids``/``terms`` filter) and sized to return all of them, so
+every candidate gets an exact score for every feature, not only those in some top-k.
+
+``filters`` are clauses every judgment must satisfy (court, year, a required phrase...). They go into every
+body, candidate and feature alike, so nothing the user excluded can come back through another source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "SUMMARY_FIELDS", "chunk_role_body", "chunk_similarity_body", "judgment_similarity_body", "provision_df_body",
+    "provisions_body", "terms_body", "terms_query",
+]
+
+Body = dict[str, Any]
+Terms = Sequence[tuple[str, float]]
+
+SUMMARY_FIELDS = ("summary.facts", "summary.legal_issues", "summary.reasoning", "summary.legal_principles",
+                  "summary.cited_principles")
+_NO_SOURCE: Body = {"_source": False, "track_total_hits": False}
+
+
+def terms_query(terms: Terms, fields: Sequence[str] = ("text",), weighted: bool = True) -> Body:
+    """A disjunction of analysed terms over ``fields`` (summed across fields), each boosted by its selection weight
+    when ``weighted``: BM25 per term, so a judgment with more of the query's distinctive terms scores higher."""
+    clauses = [{"term": {f: {"value": term, "boost": round(max(weight, 1e-4), 6) if weighted else 1.0}}}
+               for term, weight in terms for f in fields]
+    return {"bool": {"should": clauses}} if clauses else {"match_none": {}}
+
+
+def _bool(query: Body, filters: Sequence[Body]) -> Body:
+    return {"bool": {"must": [query], "filter": list(filters)}} if filters else query
+
+
+def terms_body(terms: Terms, size: int, *, fields: Sequence[str] = ("text",), weighted: bool = True,
+               filters: Sequence[Body] = (), ids: Sequence[str] | None = None) -> Body:
+    """Judgments ranked by ``terms`` over ``fields``; with ``ids``, only those judgments (a feature body)."""
+    clauses = [*filters, *([{"ids": {"values": list(ids)}}] if ids is not None else [])]
+    return {"query": _bool(terms_query(terms, fields, weighted), clauses), "size": size, **_NO_SOURCE}
+
+
+def provisions_body(provisions: Sequence[str], terms: Terms, size: int, filters: Sequence[Body] = ()) -> Body:
+    """Judgments citing any of ``provisions``, those with more of the query's terms first (a candidate source:
+    the judgments that apply the same statute)."""
+    query = {"bool": {"filter": [{"terms": {"cited_provisions": list(provisions)}}, *filters],
+                      "should": terms_query(terms)["bool"]["should"] if terms else []}}
+    return {"query": query, "size": size, **_NO_SOURCE}
+
+
+def provision_df_body(provisions: Sequence[str]) -> Body:
+    """How many judgments of the corpus cite each of ``provisions`` (for IDF-weighting shared provisions)."""
+    return {"size": 0, "query": {"terms": {"cited_provisions": list(provisions)}}, **_NO_SOURCE,
+            "aggs": {"df": {"terms": {"field": "cited_provisions", "include": list(provisions),
+                                      "size": max(len(provisions), 1)}}}}
+
+
+def _judgment_filter(ids: Sequence[str]) -> Body:
+    return {"terms": {"judgment_id": list(ids)}}
+
+
+def chunk_role_body(terms: Terms, ids: Sequence[str], roles: Sequence[str] = ()) -> Body:
+    """Each candidate judgment's best chunk for ``terms`` among its chunks of ``roles`` (all chunks when empty):
+    one hit per judgment (collapsed), so the score says how well that part of the judgment matches."""
+    filters = [_judgment_filter(ids), *([{"terms": {"role": list(roles)}}] if roles else [])]
+    return {"query": _bool(terms_query(terms), filters), "size": len(ids), "collapse": {"field": "judgment_id"},
+            "_source": ["judgment_id"], "track_total_hits": False}
+
+
+def _knn_script(vector: Sequence[float]) -> Body:
+    return {"source": "knn_score", "lang": "knn",
+            "params": {"field": "vector", "query_value": list(vector), "space_type": "cosinesimil"}}
+
+
+def judgment_similarity_body(vector: Sequence[float], ids: Sequence[str]) -> Body:
+    """Exact vector similarity of the query to each candidate judgment's vector (not an approximate k-NN)."""
+    query = {"script_score": {"query": {"ids": {"values": list(ids)}}, "script": _knn_script(vector)}}
+    return {"query": query, "size": len(ids), **_NO_SOURCE}
+
+
+def chunk_similarity_body(vector: Sequence[float], ids: Sequence[str], roles: Sequence[str] = ()) -> Body:
+    """Each candidate judgment's most similar chunk to the query vector, among its chunks of ``roles``."""
+    filters = [_judgment_filter(ids), *([{"terms": {"role": list(roles)}}] if roles else [])]
+    query = {"script_score": {"query": {"bool": {"filter": filters}}, "script": _knn_script(vector)}}
+    return {"query": query, "size": len(ids), "collapse": {"field": "judgment_id"}, "_source": ["judgment_id"],
+            "track_total_hits": False}

@@ -1,0 +1,339 @@
+"""Candidates and features per (query, judgment), in as few requests as possible.
+
+A query's candidates are the union of several sources, deduplicated to judgments: BM25 with the reduced query
+over whole judgment texts (two reductions), each citation context's terms, the judgments citing the query's
+provisions, and the chunk hybrid roll-up when the caller has it. Every candidate then gets every feature from
+one ``_msearch`` (every body restricted to the candidates, so scores are exact, not top-k) plus one ``_mget`` of
+stored metadata; the rest is arithmetic in numpy.
+
+Feature groups (:data:`GROUPS`), which the ablations remove one at a time:
+
+* ``lexical``: BM25 of the reduced query over the whole text, the title and the summary fields;
+* ``context``: how the judgment ranks for the query's citation contexts (document queries);
+* ``roles``: the best chunk's BM25 within each coarse role group (facts, arguments, statute, precedent,
+  reasoning, rulings): does the judgment match where it matters;
+* ``semantic``: vector similarity of the query to the judgment and to its best chunk (overall, facts, reasoning);
+* ``legal``: provisions and citations shared with the query, the judgment's age against the query's;
+* ``graph``: how often the corpus cites the judgment, and how it is tied by citations to the other strong
+  candidates (cited together with them; citing the same judgments);
+* ``query``: the query's length and how many contexts and provisions it has (so one model serves a typed
+  phrase and a pasted judgment).
+
+Score features come raw and divided by the best candidate's score (a query-independent scale).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from opensearchpy import OpenSearch
+
+from legal.roles import load_role_set
+from search.citation_graph import CitationGraph, load_graph
+from search.ranking import bodies
+from search.ranking.query import QueryProfile
+
+__all__ = ["FEATURES", "GROUPS", "Candidates", "FeatureMatrix", "FeatureSettings", "Features", "RankingError",
+           "role_groups"]
+
+Body = dict[str, Any]
+_META_FIELDS = "year,cited_provisions,cited_judgments,citations,n_sentences"
+
+
+@dataclass(frozen=True)
+class FeatureSettings:
+    """Depths and term counts (chosen on tuning queries; see docs/evaluation.md)."""
+
+    depth: int = 500  # judgments per candidate source
+    context_depth: int = 50  # judgments per citation context
+    long_terms: int = 200  # KL-selected terms of the long reduction
+    short_terms: int = 50  # tf-idf-selected terms of the short reduction
+    max_candidates: int = 1000
+
+
+def role_groups() -> dict[str, tuple[str, ...]]:
+    """Coarse role group -> canonical roles, from the role table (the header group ``other`` left out)."""
+    role_set = load_role_set()
+    return {group: role_set.group(group) for group in role_set.coarse_groups if group != "other"}
+
+
+_ROLE_GROUPS = ("facts", "arguments", "statute", "precedent", "reasoning", "rulings")
+_SIM_GROUPS = ("facts", "reasoning")
+
+
+def _names() -> dict[str, str]:
+    names: dict[str, str] = {}
+    for name in ("q_terms", "q_contexts", "q_provisions"):
+        names[name] = "query"
+    for name in ("bm25_long", "bm25_long_norm", "bm25_short", "bm25_short_norm", "bm25_title_norm",
+                 "bm25_summary_norm", "rank_long"):
+        names[name] = "lexical"
+    for name in ("ctx_max", "ctx_mean", "ctx_top10", "ctx_best_rank"):
+        names[name] = "context"
+    names["role_any_norm"] = "roles"
+    for group in _ROLE_GROUPS:
+        names[f"role_{group}_norm"] = "roles"
+    for name in ("sim_judgment", "sim_chunk", *(f"sim_{g}" for g in _SIM_GROUPS)):
+        names[name] = "semantic"
+    for name in ("prov_shared", "prov_shared_idf", "cites_shared", "cited_by_query", "year_gap", "after_query",
+                 "log_sentences"):
+        names[name] = "legal"
+    for name in ("cited_by", "cocited_top", "coupled_top"):
+        names[name] = "graph"
+    return names
+
+
+FEATURE_GROUPS: dict[str, str] = _names()
+FEATURES: tuple[str, ...] = tuple(FEATURE_GROUPS)
+GROUPS: tuple[str, ...] = tuple(dict.fromkeys(FEATURE_GROUPS.values()))
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The union of the candidate sources: ids in first-seen order, and each source's scores."""
+
+    ids: tuple[str, ...]
+    long: Mapping[str, float]
+    contexts: tuple[Mapping[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class FeatureMatrix:
+    """One row per candidate, one column per name in :data:`FEATURES`; ``meta`` keeps what explanations need."""
+
+    ids: tuple[str, ...]
+    values: np.ndarray
+    meta: Mapping[str, Mapping[str, Any]]
+
+    def column(self, name: str) -> np.ndarray:
+        return self.values[:, FEATURES.index(name)]
+
+
+def _hits(response: Mapping[str, Any], key: str = "_id") -> dict[str, float]:
+    out: dict[str, float] = {}
+    for hit in response["hits"]["hits"]:
+        doc = hit["_source"]["judgment_id"] if key == "judgment_id" else hit["_id"]
+        out.setdefault(doc, float(hit["_score"] or 0.0))
+    return out
+
+
+def _msearch(client: OpenSearch, requests: Sequence[tuple[str, Body]]) -> list[dict[str, Any]]:
+    if not requests:
+        return []
+    lines: list[Body] = []
+    for index, body in requests:
+        lines += [{"index": index}, body]
+    responses = client.msearch(body=lines)["responses"]
+    for (index, _), response in zip(requests, responses, strict=True):
+        if "error" in response:
+            raise RankingError(f"a ranking request on {index} failed: {_cause(response['error'])}")
+    return responses
+
+
+def _cause(error: Any) -> str:
+    """The innermost reason OpenSearch gives (``all shards failed`` says nothing by itself)."""
+    if not isinstance(error, dict):
+        return str(error)
+    for failure in error.get("failed_shards") or ():
+        reason = failure.get("reason")
+        if reason:
+            return _cause(reason)
+    if error.get("caused_by"):
+        return _cause(error["caused_by"])
+    return f"{error.get('type')}: {error.get('reason')}"
+
+
+def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
+    return {doc: rank for rank, doc in enumerate(sorted(scores, key=lambda d: -scores[d]), start=1)}
+
+
+class RankingError(RuntimeError):
+    """A ranking request failed on the cluster; the message carries OpenSearch's innermost reason."""
+
+
+class Features:
+    """Candidate generation and feature extraction over one corpus (its ``judgments`` and ``chunks`` aliases)."""
+
+    def __init__(self, client: OpenSearch, aliases: Mapping[str, str], settings: FeatureSettings | None = None,
+                 graph: CitationGraph | None = None):
+        self.client = client
+        self.aliases = aliases
+        self.settings = settings or FeatureSettings()
+        self.groups = role_groups()
+        self._graph = graph
+
+    @property
+    def graph(self) -> CitationGraph:
+        """The corpus's citation graph, read on first use (one scroll) and kept."""
+        if self._graph is None:
+            self._graph = load_graph(self.client, self.aliases["judgments"])
+        return self._graph
+
+    # ------------------------------------------------------------------ candidates
+    def candidates(self, profile: QueryProfile, *, filters: Sequence[Body] = (),
+                   exclude: Sequence[str] = ()) -> Candidates:
+        """The union of the sources for ``profile``; ``exclude`` drops judgments (the query's own, when it is in
+        the corpus)."""
+        s, judgments = self.settings, self.aliases["judgments"]
+        requests = [(judgments, bodies.terms_body(profile.reduced(s.long_terms, "kl"), s.depth, filters=filters)),
+                    (judgments, bodies.terms_body(profile.reduced(s.short_terms, "idf"), s.depth, weighted=False,
+                                                  filters=filters))]
+        if profile.provisions:
+            short = profile.reduced(s.short_terms, "idf")
+            requests.append((judgments, bodies.provisions_body(profile.provisions, short, s.depth // 4, filters)))
+        first_context = len(requests)
+        requests += [(judgments, bodies.terms_body(terms, s.context_depth, filters=filters))
+                     for terms in profile.context_terms]
+        responses = _msearch(self.client, requests)
+        long, short = _hits(responses[0]), _hits(responses[1])
+        contexts = tuple(_hits(r) for r in responses[first_context:])
+        ordered = [*long, *short]
+        for r in responses[2:first_context]:
+            ordered += list(_hits(r))
+        # contexts: each context's top 10 first, so a precedent named by one context alone is kept
+        ordered += [doc for found in contexts for doc in list(found)[:10]]
+        ordered += [doc for found in contexts for doc in found]
+        dropped = set(exclude)
+        ids = tuple(d for d in dict.fromkeys(ordered) if d not in dropped)[: s.max_candidates]
+        return Candidates(ids, long, contexts)
+
+    # ------------------------------------------------------------------ features
+    def _requests(self, profile: QueryProfile, ids: Sequence[str], vector: Sequence[float] | None,
+                  filters: Sequence[Body]) -> list[tuple[str, Body]]:
+        s, judgments, chunks = self.settings, self.aliases["judgments"], self.aliases["chunks"]
+        long, short = profile.reduced(s.long_terms, "kl"), profile.reduced(s.short_terms, "idf")
+        n = len(ids)
+        requests = [
+            (judgments, bodies.terms_body(long, n, ids=ids)),
+            (judgments, bodies.terms_body(short, n, weighted=False, ids=ids)),
+            (judgments, bodies.terms_body(short, n, fields=("title",), weighted=False, ids=ids)),
+            (judgments, bodies.terms_body(short, n, fields=bodies.SUMMARY_FIELDS, weighted=False, ids=ids)),
+            (chunks, bodies.chunk_role_body(short, ids)),
+            *((chunks, bodies.chunk_role_body(short, ids, self.groups.get(g, (g,)))) for g in _ROLE_GROUPS),
+        ]
+        if vector is not None:
+            requests += [(judgments, bodies.judgment_similarity_body(vector, ids)),
+                         (chunks, bodies.chunk_similarity_body(vector, ids)),
+                         *((chunks, bodies.chunk_similarity_body(vector, ids, self.groups.get(g, (g,))))
+                           for g in _SIM_GROUPS)]
+        if profile.provisions:
+            requests.append((judgments, bodies.provision_df_body(profile.provisions)))
+        return requests
+
+    def features(self, profile: QueryProfile, candidates: Candidates, *, vector: Sequence[float] | None = None,
+                 filters: Sequence[Body] = ()) -> FeatureMatrix:
+        """The feature matrix of ``candidates`` for ``profile`` (semantic features are missing without ``vector``)."""
+        ids = candidates.ids
+        if not ids:
+            return FeatureMatrix((), np.zeros((0, len(FEATURES)), dtype=np.float32), {})
+        responses = _msearch(self.client, self._requests(profile, ids, vector, filters))
+        meta_docs = self.client.mget(index=self.aliases["judgments"], body={"ids": list(ids)},
+                                     params={"_source_includes": _META_FIELDS})["docs"]
+        meta = {d["_id"]: d.get("_source") or {} for d in meta_docs if d.get("found")}
+        columns: dict[str, np.ndarray] = {}
+        n = len(ids)
+
+        def scores(response: Mapping[str, Any], key: str = "_id") -> np.ndarray:
+            found = _hits(response, key)
+            return np.array([found.get(d, 0.0) for d in ids], dtype=np.float64)
+
+        def norm(values: np.ndarray) -> np.ndarray:
+            top = float(values.max()) if len(values) else 0.0
+            return values / top if top > 0 else np.zeros_like(values)
+
+        columns["q_terms"] = np.full(n, math.log1p(profile.length))
+        columns["q_contexts"] = np.full(n, float(len(profile.contexts)))
+        columns["q_provisions"] = np.full(n, float(len(profile.provisions)))
+        it = iter(responses)
+        long, short, title, summary = (scores(next(it)) for _ in range(4))
+        columns.update(bm25_long=long, bm25_long_norm=norm(long), bm25_short=short, bm25_short_norm=norm(short),
+                       bm25_title_norm=norm(title), bm25_summary_norm=norm(summary))
+        long_ranks = _ranks(candidates.long)
+        columns["rank_long"] = np.array([math.log(long_ranks[d]) if d in long_ranks else np.nan for d in ids])
+        columns.update(_context_columns(candidates, ids))
+        columns["role_any_norm"] = norm(scores(next(it), "judgment_id"))
+        for group in _ROLE_GROUPS:
+            columns[f"role_{group}_norm"] = norm(scores(next(it), "judgment_id"))
+        if vector is not None:
+            columns["sim_judgment"] = scores(next(it))
+            columns["sim_chunk"] = scores(next(it), "judgment_id")
+            for group in _SIM_GROUPS:
+                sim = scores(next(it), "judgment_id")
+                columns[f"sim_{group}"] = np.where(sim > 0, sim, np.nan)
+        else:
+            for name in ("sim_judgment", "sim_chunk", *(f"sim_{g}" for g in _SIM_GROUPS)):
+                columns[name] = np.full(n, np.nan)
+        df = {}
+        if profile.provisions:
+            buckets = next(it)["aggregations"]["df"]["buckets"]
+            df = {b["key"]: int(b["doc_count"]) for b in buckets}
+        columns.update(_legal_columns(profile, ids, meta, df))
+        columns.update(_graph_columns(self.graph, ids, long))
+        values = np.column_stack([columns[name] for name in FEATURES]).astype(np.float32)
+        return FeatureMatrix(ids, values, meta)
+
+
+def _context_columns(candidates: Candidates, ids: Sequence[str]) -> dict[str, np.ndarray]:
+    contexts = [c for c in candidates.contexts if c]
+    n = len(ids)
+    if not contexts:
+        return {name: np.full(n, np.nan) for name in ("ctx_max", "ctx_mean", "ctx_top10", "ctx_best_rank")}
+    best, total, top10, best_rank = (np.zeros(n) for _ in range(4))
+    best_rank[:] = np.nan
+    position = {d: i for i, d in enumerate(ids)}
+    for found in contexts:
+        top = max(found.values()) or 1.0
+        for rank, (doc, score) in enumerate(sorted(found.items(), key=lambda item: -item[1]), start=1):
+            i = position.get(doc)
+            if i is None:
+                continue
+            best[i] = max(best[i], score / top)
+            total[i] += score / top
+            top10[i] += rank <= 10
+            best_rank[i] = min(best_rank[i], math.log(rank)) if not np.isnan(best_rank[i]) else math.log(rank)
+    return {"ctx_max": best, "ctx_mean": total / len(contexts), "ctx_top10": top10 / len(contexts),
+            "ctx_best_rank": best_rank}
+
+
+def _legal_columns(profile: QueryProfile, ids: Sequence[str], meta: Mapping[str, Mapping[str, Any]],
+                   df: Mapping[str, int]) -> dict[str, np.ndarray]:
+    n_docs = max(profile.corpus.doc_count, 1)
+    provisions, cited = set(profile.provisions), set(profile.cited)
+    rows: dict[str, list[float]] = {k: [] for k in ("prov_shared", "prov_shared_idf", "cites_shared",
+                                                    "cited_by_query", "year_gap", "after_query", "log_sentences")}
+    for doc in ids:
+        source = meta.get(doc, {})
+        shared = provisions & set(source.get("cited_provisions") or ())
+        rows["prov_shared"].append(float(len(shared)))
+        rows["prov_shared_idf"].append(sum(math.log(1 + n_docs / (1 + df.get(p, 0))) for p in shared))
+        rows["cites_shared"].append(float(len(cited & set(source.get("cited_judgments") or ()))))
+        rows["cited_by_query"].append(float(bool(cited & set(source.get("citations") or ()))))
+        year = source.get("year")
+        known = year is not None and profile.year is not None
+        rows["year_gap"].append(float(profile.year - year) if known else np.nan)
+        rows["after_query"].append(float(year > profile.year) if known else np.nan)
+        sentences = source.get("n_sentences")
+        rows["log_sentences"].append(math.log1p(sentences) if sentences is not None else np.nan)
+    return {k: np.array(v, dtype=np.float64) for k, v in rows.items()}
+
+
+def _graph_columns(graph: CitationGraph, ids: Sequence[str], strength: np.ndarray,
+                   top: int = 10) -> dict[str, np.ndarray]:
+    """Citation evidence: the judgment's in-corpus citation count, and its ties to the ``top`` candidates by
+    ``strength``: how many of them some corpus judgment cites together with it, and how many judgments it cites
+    in common with them."""
+    leaders = [ids[i] for i in np.argsort(-strength, kind="stable")[:top]]
+    leader_citers = [set(graph.cited_by.get(d, ())) for d in leaders]
+    leader_cites = [set(graph.cites.get(d, ())) for d in leaders]
+    cited_by, cocited, coupled = [], [], []
+    for doc in ids:
+        citers, cites = set(graph.cited_by.get(doc, ())), set(graph.cites.get(doc, ()))
+        cited_by.append(math.log1p(len(citers)))
+        others = [(c, o) for leader, c, o in zip(leaders, leader_citers, leader_cites, strict=True) if leader != doc]
+        cocited.append(sum(1 for c, _ in others if citers & c) / top)
+        coupled.append(math.log1p(sum(len(cites & o) for _, o in others)))
+    return {"cited_by": np.array(cited_by), "cocited_top": np.array(cocited), "coupled_top": np.array(coupled)}

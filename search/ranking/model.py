@@ -1,0 +1,92 @@
+"""The learned ranker's model: a LightGBM LambdaRank booster in a folder with its card, loaded by path.
+
+A model folder holds ``model.txt`` (LightGBM's own text format: small, diffable, loadable without pickle) and
+``card.json`` (the feature names in column order, the data it was trained on, the seed, the parameters and the
+validation metrics). The card's feature list is checked against :data:`search.ranking.features.FEATURES` at load
+time, so a model trained on other features is refused rather than silently misread. A model trained with a
+feature group removed (an ablation) names only its features; the missing columns are dropped before scoring.
+
+The default model ships inside the package (``search/ranking/model/``) and is rebuilt by ``ratio train ranker``.
+LightGBM is imported on first load only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from search.ranking.features import FEATURES
+
+__all__ = ["DEFAULT_MODEL", "RankerModel", "RankerModelError", "default_model_path"]
+
+MODEL_FILE, CARD_FILE = "model.txt", "card.json"
+DEFAULT_MODEL = "default"  # the name that means "the model shipped with Ratio"
+
+
+class RankerModelError(RuntimeError):
+    """A ranker model is missing, unreadable or was trained on features this version does not compute."""
+
+
+def default_model_path() -> Path:
+    """The folder of the model shipped with the package."""
+    return Path(str(resources.files("search.ranking").joinpath("model")))
+
+
+@dataclass(frozen=True)
+class RankerModel:
+    """A loaded booster, the feature columns it reads, and its card."""
+
+    booster: Any
+    features: tuple[str, ...]
+    card: dict[str, Any]
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return str(self.card.get("name") or self.path.name)
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_MODEL) -> RankerModel:
+        """The model in folder ``path`` (``"default"``: the shipped one)."""
+        folder = default_model_path() if str(path) == DEFAULT_MODEL else Path(path)
+        model_file, card_file = folder / MODEL_FILE, folder / CARD_FILE
+        if not model_file.is_file() or not card_file.is_file():
+            raise RankerModelError(f"{folder} is not a ranker model: it needs {MODEL_FILE} and {CARD_FILE}")
+        try:
+            import lightgbm
+        except ImportError as exc:
+            raise RankerModelError("the learned ranker needs lightgbm: pip install 'ratio[rank]'") from exc
+        try:
+            card = json.loads(card_file.read_text(encoding="utf-8"))
+            booster = lightgbm.Booster(model_file=str(model_file))
+        except (OSError, ValueError, lightgbm.basic.LightGBMError) as exc:
+            raise RankerModelError(f"cannot read the ranker model in {folder}: {exc}") from exc
+        features = tuple(card.get("features") or ())
+        unknown = [f for f in features if f not in FEATURES]
+        if not features or unknown or booster.num_feature() != len(features):
+            raise RankerModelError(f"the ranker model in {folder} reads features this version does not compute "
+                                   f"({', '.join(unknown) or 'a different feature count'}): retrain it with "
+                                   "'ratio train ranker'")
+        return cls(booster, features, card, folder)
+
+    def columns(self, values: np.ndarray) -> np.ndarray:
+        """The model's columns of a full feature matrix (all of :data:`FEATURES`)."""
+        return values[:, [FEATURES.index(f) for f in self.features]]
+
+    def score(self, values: np.ndarray) -> np.ndarray:
+        """One score per row of a full feature matrix: higher ranks first."""
+        if len(values) == 0:
+            return np.zeros(0)
+        return np.asarray(self.booster.predict(self.columns(values)), dtype=np.float64)
+
+    def contributions(self, values: np.ndarray) -> np.ndarray:
+        """Per-row, per-feature contributions to the score (SHAP values, LightGBM's ``pred_contrib``), in the
+        model's feature order; the bias column is dropped."""
+        if len(values) == 0:
+            return np.zeros((0, len(self.features)))
+        return np.asarray(self.booster.predict(self.columns(values), pred_contrib=True))[:, :-1]

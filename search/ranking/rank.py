@@ -1,0 +1,95 @@
+"""The learned ranker as one call: a query text in, judgments ranked by the model with their evidence out.
+
+:class:`Ranker` profiles the query (:mod:`search.ranking.query`), gathers candidates and their features
+(:mod:`search.ranking.features`) and scores them with the model (:mod:`search.ranking.model`). Each ranked
+judgment keeps its feature row and the model's per-feature contributions, from which explanations name the
+strongest evidence (:mod:`search.ranking.evidence`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from opensearchpy import OpenSearch
+
+from search.citation_graph import CitationGraph
+from search.ranking.features import FEATURES, Candidates, FeatureMatrix, Features, FeatureSettings
+from search.ranking.model import RankerModel
+from search.ranking.query import QueryProfile, profile
+
+__all__ = ["RankedJudgment", "Ranker", "Ranking"]
+
+
+@dataclass(frozen=True)
+class RankedJudgment:
+    """A judgment as the ranker placed it: its score, its features and what each contributed."""
+
+    judgment_id: str
+    score: float
+    features: Mapping[str, float]
+    contributions: Mapping[str, float]
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The ranked candidates (best first), the query's profile, and where the time went (ms)."""
+
+    judgments: tuple[RankedJudgment, ...]
+    profile: QueryProfile
+    candidates: int
+    model: str
+    times: Mapping[str, float] = field(default_factory=dict)
+
+
+class Ranker:
+    """Ranks judgments of one corpus with one model."""
+
+    def __init__(self, client: OpenSearch, aliases: Mapping[str, str], model: RankerModel | None,
+                 settings: FeatureSettings | None = None, graph: CitationGraph | None = None) -> None:
+        self.model = model  # None: features only (training data)
+        self.features = Features(client, aliases, settings, graph)
+
+    def matrix(self, text: str, *, vector: Sequence[float] | None = None,
+               filters: Sequence[dict[str, Any]] = (),
+               exclude: Sequence[str] = ()) -> tuple[QueryProfile, Candidates, FeatureMatrix, dict[str, float]]:
+        """The query's profile, candidates and feature matrix (what training and ranking both need)."""
+        times: dict[str, float] = {}
+        started = time.perf_counter()
+        query = profile(self.features.client, self.features.aliases["judgments"], text)
+        times["profile"] = (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
+        candidates = self.features.candidates(query, filters=filters, exclude=exclude)
+        times["candidates"] = (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
+        matrix = self.features.features(query, candidates, vector=vector)
+        times["features"] = (time.perf_counter() - started) * 1000
+        return query, candidates, matrix, times
+
+    def rank(self, text: str, *, vector: Sequence[float] | None = None,
+             filters: Sequence[dict[str, Any]] = (),
+             exclude: Sequence[str] = (), explain: int = 10) -> Ranking:
+        """Candidates for ``text`` ranked by the model; the first ``explain`` carry their contributions."""
+        if self.model is None:
+            raise ValueError("this Ranker computes features only: it has no model to rank with")
+        query, candidates, matrix, times = self.matrix(text, vector=vector, filters=filters, exclude=exclude)
+        started = time.perf_counter()
+        scores = self.model.score(matrix.values)
+        order = np.argsort(-scores, kind="stable")
+        top = order[:explain]
+        contributions = self.model.contributions(matrix.values[top]) if len(top) else np.zeros((0, 0))
+        ranked = []
+        for position, row in enumerate(order):
+            doc = matrix.ids[row]
+            contrib = dict(zip(self.model.features, map(float, contributions[position]), strict=True)) \
+                if position < len(top) else {}
+            ranked.append(RankedJudgment(doc, float(scores[row]),
+                                         dict(zip(FEATURES, map(float, matrix.values[row]), strict=True)),
+                                         contrib, matrix.meta.get(doc, {})))
+        times["score"] = (time.perf_counter() - started) * 1000
+        return Ranking(tuple(ranked), query, len(candidates.ids), self.model.name,
+                       {k: round(v, 1) for k, v in times.items()})

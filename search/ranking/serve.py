@@ -1,0 +1,100 @@
+"""The learned ranker as the search's final stage: when it applies, what it must respect, how hits are shown.
+
+:func:`fallback_reason` says why a request cannot be ranked by the model (``None``: it can): a filter-only search
+has no text to rank on, a role filter, an explicit cross-encoder rerank or an LLM issue expansion asks for the
+fusion path's own machinery, and ``search_after`` pages a sorted chunk list. Everything else (plain words,
+pasted fact patterns, phrases, AND/NOT, court/year/statute/citation filters) goes through the ranker, with
+:func:`constraints` applied to every candidate source so what the user asked for exactly holds for every hit:
+the filters, every quoted phrase and required word, and every excluded word, over the judgment's whole text.
+
+A ranked judgment is shown with its best passages: the chunks that match the query's words, else (a judgment
+found by meaning or by its citations only) the chunk closest to the query vector. One ``_msearch`` fetches
+both for a page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from search.builders import filter_clauses, text_query
+from search.document_query import FULLTEXT_FIELDS
+from search.request import RankingMode, RoleMode, SearchRequest
+from search.syntax import Clauses, Node, Phrase
+
+__all__ = ["best_passages", "constraints", "fallback_reason", "hard_text", "passage_requests"]
+
+Body = dict[str, Any]
+_PASSAGES = 3
+
+
+def fallback_reason(request: SearchRequest) -> str | None:
+    """Why ``request`` runs on the fusion path rather than the learned ranker (None: the ranker takes it)."""
+    if request.ranking is RankingMode.FUSION:
+        return "fusion was asked for"
+    if request.query is None:
+        return "a filter-only search has no text to rank by"
+    if request.role_mode is RoleMode.FILTER:
+        return "role mode 'filter' searches only the chosen roles' chunks"
+    if request.rerank:
+        return "a cross-encoder rerank was asked for"
+    if "issues" in request.expand:
+        return "issue expansion fuses the LLM's issues on the chunk path"
+    if request.search_after is not None:
+        return "search_after pages the chunk path's sorted list"
+    return None
+
+
+def hard_text(node: Node) -> Node | None:
+    """The parts of a parsed query every hit must satisfy: required items, excluded items and quoted phrases
+    (a phrase is asked for exactly wherever it stands). Bare words and OR-groups only rank. None: nothing hard."""
+    if isinstance(node, Phrase):
+        return node
+    if not isinstance(node, Clauses):
+        return None
+    phrases = tuple(item for item in node.should if isinstance(item, Phrase))
+    if not node.must and not node.must_not and not phrases:
+        return None
+    return Clauses(must=(*node.must, *phrases), must_not=node.must_not)
+
+
+def constraints(request: SearchRequest) -> list[Body]:
+    """Filter clauses (valid on the judgments index, whose metadata fields carry the chunks' names) that keep
+    only judgments satisfying the request's filters and its hard text parts."""
+    clauses = filter_clauses(request.filters)
+    hard = hard_text(request.query) if request.query is not None else None
+    if hard is not None:
+        clauses.append(text_query(hard, FULLTEXT_FIELDS))
+    return clauses
+
+
+def passage_requests(request: SearchRequest, ids: Sequence[str], vector: Sequence[float] | None) -> list[Body]:
+    """Two chunk searches for the page's judgments: the chunks matching the query's words (best first) and,
+    when a vector is given, each judgment's chunk most similar to it."""
+    where = {"terms": {"judgment_id": list(ids)}}
+    lexical = {"query": {"bool": {"must": [text_query(request.query)], "filter": [where]}},
+               "size": _PASSAGES * 20 * max(len(ids), 1), "_source": {"excludes": ["vector"]},
+               "track_total_hits": False}
+    bodies = [lexical]
+    if vector is not None:
+        script = {"source": "knn_score", "lang": "knn",
+                  "params": {"field": "vector", "query_value": list(vector), "space_type": "cosinesimil"}}
+        bodies.append({"query": {"script_score": {"query": {"bool": {"filter": [where]}}, "script": script}},
+                       "size": len(ids), "collapse": {"field": "judgment_id"},
+                       "_source": {"excludes": ["vector"]}, "track_total_hits": False})
+    return bodies
+
+
+def best_passages(responses: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[str, float, dict[str, Any], bool]]]:
+    """Per judgment, up to three ``(chunk_id, score, source, by_words)``: matching chunks first; a judgment with
+    none gets its most similar chunk (``by_words`` False)."""
+    found: dict[str, list[tuple[str, float, dict[str, Any], bool]]] = {}
+    for hit in responses[0]["hits"]["hits"]:
+        group = found.setdefault(hit["_source"]["judgment_id"], [])
+        if len(group) < _PASSAGES:
+            group.append((hit["_id"], float(hit["_score"] or 0.0), hit["_source"], True))
+    for response in responses[1:]:
+        for hit in response["hits"]["hits"]:
+            found.setdefault(hit["_source"]["judgment_id"], [(hit["_id"], float(hit["_score"] or 0.0),
+                                                               hit["_source"], False)])
+    return found

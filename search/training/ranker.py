@@ -1,0 +1,240 @@
+"""Training the learned ranker: features for every training query, LightGBM LambdaRank, a model folder with a card.
+
+Features are computed exactly as at search time (the same :class:`search.ranking.rank.Ranker` code path, one
+corpus per index prefix), with the query's relevant judgments as labels. A query whose candidates hold none of
+its relevant judgments teaches nothing and is counted, not kept. Validation is by query: a seeded share of the
+training queries (never a reported benchmark query: those are not read at all) is held back for early stopping
+and for the card's metrics.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from search.ranking.features import FEATURE_GROUPS, FEATURES, RankingError
+from search.ranking.model import CARD_FILE, MODEL_FILE
+from search.ranking.rank import Ranker
+from search.training.ranker_data import TrainingQuery
+
+__all__ = ["Dataset", "RankerParams", "collect", "fit", "save_model"]
+
+
+@dataclass(frozen=True)
+class RankerParams:
+    """LightGBM LambdaRank settings (chosen on validation queries drawn from the training data)."""
+
+    trees: int = 300
+    learning_rate: float = 0.05
+    leaves: int = 15
+    min_data_in_leaf: int = 20
+    feature_fraction: float = 0.8
+    bagging_fraction: float = 0.8
+    early_stopping: int = 40
+    seed: int = 13
+
+
+@dataclass
+class Dataset:
+    """Feature rows of every usable training query, grouped by query."""
+
+    qids: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    ids: list[tuple[str, ...]] = field(default_factory=list)
+    values: list[np.ndarray] = field(default_factory=list)
+    labels: list[np.ndarray] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, query: TrainingQuery, ids: Sequence[str], values: np.ndarray) -> None:
+        labels = np.array([1 if d in query.relevant else 0 for d in ids], dtype=np.int32)
+        if labels.sum() == 0:
+            self.skipped[query.source] += 1
+            return
+        self.qids.append(query.qid)
+        self.sources.append(query.source)
+        self.ids.append(tuple(ids))
+        self.values.append(values)
+        self.labels.append(labels)
+
+    def save(self, path: Path) -> None:
+        """One ``.npz`` of plain arrays (rows of all queries stacked, with each query's row count): loadable
+        without pickle."""
+        sizes = np.array([len(v) for v in self.values], dtype=np.int64)
+        values = np.vstack(self.values) if self.values else np.zeros((0, len(FEATURES)), dtype=np.float32)
+        labels = np.concatenate(self.labels) if self.labels else np.zeros(0, dtype=np.int32)
+        np.savez_compressed(path, qids=np.array(self.qids, dtype=str), sources=np.array(self.sources, dtype=str),
+                            ids=np.array(["\t".join(i) for i in self.ids], dtype=str), sizes=sizes,
+                            values=values.astype(np.float32), labels=labels.astype(np.int32),
+                            features=np.array(FEATURES, dtype=str))
+
+    @classmethod
+    def load(cls, path: Path) -> Dataset:
+        """A saved dataset, its columns matched to :data:`FEATURES` by name: a feature it lacks is missing (NaN),
+        one no longer computed is dropped, so a feature change does not force recomputing everything."""
+        data = np.load(path, allow_pickle=False)
+        if "sizes" not in data:
+            raise ValueError(f"{path} is a dataset in an older format: collect it again")
+        bounds = np.cumsum(np.concatenate([[0], data["sizes"]]))
+        stacked, flat = data["values"], data["labels"]
+        values = [stacked[a:b] for a, b in pairwise(bounds)]
+        labels = [flat[a:b] for a, b in pairwise(bounds)]
+        saved = list(data["features"])
+        where = [saved.index(f) if f in saved else -1 for f in FEATURES]
+
+        def columns(values: np.ndarray) -> np.ndarray:
+            out = np.full((len(values), len(FEATURES)), np.nan, dtype=np.float32)
+            for i, j in enumerate(where):
+                if j >= 0:
+                    out[:, i] = values[:, j]
+            return out
+
+        return cls(list(map(str, data["qids"])), list(map(str, data["sources"])),
+                   [tuple(str(i).split("\t")) for i in data["ids"]], [columns(v) for v in values], labels)
+
+    def extend(self, other: Dataset) -> None:
+        """Append ``other``'s queries (and its skipped and failed counts)."""
+        self.qids += other.qids
+        self.sources += other.sources
+        self.ids += other.ids
+        self.values += other.values
+        self.labels += other.labels
+        self.skipped.update(other.skipped)
+        self.failed += other.failed
+
+    def upweighted(self, keep: Callable[[int], bool], times: int) -> Dataset:
+        """This dataset with the queries ``keep`` selects repeated ``times`` times in all (labelled queries are
+        few beside the mined ones; repeating them weighs them more in LambdaRank's per-query gradient)."""
+        out = self.subset(lambda i: True)
+        chosen = self.subset(keep)
+        for copy in range(1, times):
+            extra = chosen.subset(lambda i: True)
+            extra.qids = [f"{q}#{copy}" for q in extra.qids]
+            extra.skipped, extra.failed = Counter(), []
+            out.extend(extra)
+        return out
+
+    def subset(self, keep: Callable[[int], bool]) -> Dataset:
+        out = Dataset(skipped=Counter(self.skipped))
+        for i in range(len(self.qids)):
+            if keep(i):
+                out.qids.append(self.qids[i])
+                out.sources.append(self.sources[i])
+                out.ids.append(self.ids[i])
+                out.values.append(self.values[i])
+                out.labels.append(self.labels[i])
+        return out
+
+
+def collect(queries: Sequence[TrainingQuery], rankers: Mapping[str, Ranker], *,
+            vectors: Callable[[str], Sequence[float] | None] | None = None,
+            progress: Callable[[TrainingQuery], None] | None = None) -> Dataset:
+    """Features of every query against its corpus's ranker; ``vectors`` embeds a query text (None: no semantic
+    features)."""
+    dataset = Dataset()
+    for query in queries:
+        ranker = rankers[query.corpus]
+        vector = vectors(query.text) if vectors else None
+        try:
+            _, _, matrix, _ = ranker.matrix(query.text, vector=vector, exclude=query.exclude)
+        except RankingError as exc:  # one bad query must not end a long run: it is counted, with its reason
+            dataset.failed.append((query.qid, str(exc)))
+            continue
+        dataset.add(query, matrix.ids, matrix.values)
+        if progress:
+            progress(query)
+    return dataset
+
+
+def _split(dataset: Dataset, share: float, seed: int) -> tuple[Dataset, Dataset]:
+    """Training and validation queries; the copies of a repeated query (``qid#n``) stay on one side."""
+    base = [q.split("#", 1)[0] for q in dataset.qids]
+    order = sorted(set(base))
+    random.Random(seed).shuffle(order)
+    held = set(order[: round(len(order) * share)])
+    return dataset.subset(lambda i: base[i] not in held), dataset.subset(lambda i: base[i] in held)
+
+
+def _matrix(dataset: Dataset, columns: Sequence[int]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    values = np.vstack([v[:, columns] for v in dataset.values]) if dataset.values else np.zeros((0, len(columns)))
+    labels = np.concatenate(dataset.labels) if dataset.labels else np.zeros(0)
+    return values, labels, [len(v) for v in dataset.values]
+
+
+def _map(dataset: Dataset, scores: Sequence[np.ndarray]) -> dict[str, float]:
+    """Mean average precision and nDCG@10 over the dataset's queries (candidates only, as ranked)."""
+    aps, ndcgs = [], []
+    for labels, score in zip(dataset.labels, scores, strict=True):
+        order = np.argsort(-score, kind="stable")
+        ranked = labels[order]
+        hits = np.cumsum(ranked)
+        total = ranked.sum()
+        aps.append(float((hits[ranked > 0] / (np.nonzero(ranked)[0] + 1)).sum() / total) if total else 0.0)
+        gains = ranked[:10] / np.log2(np.arange(2, min(len(ranked), 10) + 2))
+        ideal = np.sort(labels)[::-1][:10] / np.log2(np.arange(2, min(len(labels), 10) + 2))
+        ndcgs.append(float(gains.sum() / ideal.sum()) if ideal.sum() else 0.0)
+    return {"MAP": round(float(np.mean(aps)), 4) if aps else 0.0,
+            "nDCG@10": round(float(np.mean(ndcgs)), 4) if ndcgs else 0.0}
+
+
+def fit(dataset: Dataset, params: RankerParams | None = None, *, drop_groups: Sequence[str] = (),
+        valid_share: float = 0.2) -> tuple[Any, tuple[str, ...], dict[str, Any]]:
+    """Train LambdaRank on ``dataset`` without the features of ``drop_groups``; returns the booster, its
+    feature names and the metrics (per source, on the held-back validation queries)."""
+    import lightgbm
+
+    params = params or RankerParams()
+    features = tuple(f for f in FEATURES if FEATURE_GROUPS[f] not in set(drop_groups))
+    columns = [FEATURES.index(f) for f in features]
+    train, valid = _split(dataset, valid_share, params.seed)
+    x_train, y_train, g_train = _matrix(train, columns)
+    x_valid, y_valid, g_valid = _matrix(valid, columns)
+    config = {"objective": "lambdarank", "metric": "map", "eval_at": [100], "learning_rate": params.learning_rate,
+              "num_leaves": params.leaves, "min_data_in_leaf": params.min_data_in_leaf,
+              "feature_fraction": params.feature_fraction, "bagging_fraction": params.bagging_fraction,
+              "bagging_freq": 1, "seed": params.seed, "deterministic": True, "force_row_wise": True,
+              "num_threads": 1, "verbosity": -1, "lambdarank_truncation_level": 100}
+    train_set = lightgbm.Dataset(x_train, y_train, group=g_train, feature_name=list(features))
+    sets, callbacks = [train_set], []
+    if g_valid:
+        sets.append(lightgbm.Dataset(x_valid, y_valid, group=g_valid, reference=train_set))
+        callbacks.append(lightgbm.early_stopping(params.early_stopping, verbose=False))
+    booster = lightgbm.train(config, train_set, num_boost_round=params.trees, valid_sets=sets[1:],
+                             callbacks=callbacks)
+    metrics: dict[str, Any] = {"trees": booster.best_iteration or booster.current_iteration(),
+                               "train_queries": len(train.qids), "valid_queries": len(valid.qids)}
+    if valid.qids:
+        scores = [booster.predict(v[:, columns], num_iteration=booster.best_iteration or None) for v in valid.values]
+        baseline = [v[:, FEATURES.index("bm25_long")] for v in valid.values]
+        metrics["valid"] = _map(valid, scores)
+        metrics["valid_bm25_long"] = _map(valid, baseline)
+        for source in sorted(set(valid.sources)):
+            part = [i for i, s in enumerate(valid.sources) if s == source]
+            sub = valid.subset(lambda i, part=set(part): i in part)
+            metrics[f"valid:{source}"] = {"queries": len(part), **_map(sub, [scores[i] for i in part]),
+                                          "bm25_long": _map(sub, [baseline[i] for i in part])}
+    return booster, features, metrics
+
+
+def save_model(folder: Path, booster: Any, features: Sequence[str], *, name: str, data: Mapping[str, Any],
+               params: RankerParams, metrics: Mapping[str, Any]) -> Path:
+    """Write ``model.txt`` and ``card.json`` into ``folder``."""
+    import lightgbm
+
+    folder.mkdir(parents=True, exist_ok=True)
+    booster.save_model(str(folder / MODEL_FILE), num_iteration=booster.best_iteration or None)
+    card = {"name": name, "kind": "ratio learned ranker (LightGBM LambdaRank)", "features": list(features),
+            "feature_groups": sorted({FEATURE_GROUPS[f] for f in features}),
+            "data": dict(data), "params": params.__dict__, "metrics": dict(metrics),
+            "lightgbm": lightgbm.__version__, "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}
+    (folder / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n", encoding="utf-8")
+    return folder

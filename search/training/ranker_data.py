@@ -1,0 +1,142 @@
+"""Queries to train the learned ranker on: benchmark tuning queries, and queries mined from the citation graph.
+
+Labelled queries are scarce (AILA's odd half: 15; IRLeD's tuning split: 60), so most training queries are
+self-supervised, built the way the benchmarks themselves were built. A corpus judgment J that cites corpus
+judgments T1..Tn (resolved by :mod:`search.citation_graph`) gives:
+
+* a **document** query: J's text with every citation of a judgment replaced by ``[?CITATION?]`` (FIRE IRLeD's
+  construction), whose relevant judgments are T1..Tn;
+* a **facts** query: J's facts (its chunks in the ``facts`` role group, citations removed), the shape of AILA's
+  fact descriptions, with the same relevant judgments.
+
+J itself is excluded from its query's candidates (it is the query). No mined query may be a benchmark's
+reported query in disguise: a judgment holding a fifth (and at least 30) of the 12-word runs of any guarded
+query text is skipped (:class:`Guard`; AILA_Q21's text sits verbatim in C113; 23 IRLeD query judgments sit in
+AILA's corpus). The guard holds every benchmark query that is not a tuning query.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from opensearchpy import OpenSearch
+
+from legal.citations import extract_citations
+from search.citation_graph import CitationGraph
+from search.ranking.features import role_groups
+from search.ranking.query import CITATION_MASK
+
+__all__ = ["Guard", "TrainingQuery", "mask_citations", "mine_queries", "shingles"]
+
+SHINGLE_WORDS = 12
+_WORD = re.compile(r"[a-z0-9]+")
+MAX_QUERY_CHARS = 400_000
+
+
+@dataclass(frozen=True)
+class TrainingQuery:
+    """A query, the judgments relevant to it, the corpus (index prefix) it runs on, and where it came from."""
+
+    qid: str
+    text: str
+    relevant: frozenset[str]
+    corpus: str
+    source: str
+    exclude: tuple[str, ...] = ()
+
+
+def shingles(text: str, size: int = SHINGLE_WORDS, step: int = 1) -> set[int]:
+    """Hashes of the text's runs of ``size`` lower-cased words (every ``step``-th run)."""
+    words = _WORD.findall(text.lower())
+    return {hash(" ".join(words[i:i + size])) for i in range(0, max(len(words) - size + 1, 0), step)}
+
+
+def mask_citations(text: str) -> str:
+    """``text`` with every citation of a judgment (reporter or case name) replaced by the IRLeD mask."""
+    spans = [(c.start, c.end) for c in extract_citations(text, kinds={"judgment", "case_name"})]
+    out, last = [], 0
+    for start, end in sorted(spans):
+        if start < last:
+            continue
+        out += [text[last:start], CITATION_MASK]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _strip_citations(text: str) -> str:
+    return " ".join(mask_citations(text).replace(CITATION_MASK, " ").split())
+
+
+def _facts(client: OpenSearch, chunks: str, judgment_id: str, max_words: int) -> str:
+    roles = role_groups().get("facts", ("facts", "issue"))
+    body = {"size": 50, "query": {"bool": {"filter": [{"term": {"judgment_id": judgment_id}},
+                                                      {"terms": {"role": list(roles)}}]}},
+            "sort": [{"ordinal": "asc"}], "_source": ["text"]}
+    texts = [h["_source"]["text"] for h in client.search(index=chunks, body=body)["hits"]["hits"]]
+    words = _strip_citations(" ".join(texts)).split()
+    return " ".join(words[:max_words])
+
+
+def mine_queries(client: OpenSearch, aliases: dict[str, str], graph: CitationGraph, corpus: str, *,
+                 count: int, styles: Sequence[str] = ("document", "facts"), seed: int = 13,
+                 guard: Guard | None = None, min_facts_words: int = 80, max_facts_words: int = 600,
+                 min_relevant: int = 1) -> list[TrainingQuery]:
+    """Up to ``count`` queries per style from judgments of ``corpus`` that cite other judgments of it, citing
+    judgments sampled with ``seed``; a judgment that ``guard`` says holds a guarded text is skipped."""
+    citing = sorted(j for j, cited in graph.cites.items() if len(cited) >= min_relevant)
+    random.Random(seed).shuffle(citing)
+    found: dict[str, list[TrainingQuery]] = {style: [] for style in styles}
+    for start in range(0, len(citing), 50):
+        if all(len(v) >= count for v in found.values()):
+            break
+        batch = citing[start:start + 50]
+        docs = client.mget(index=aliases["judgments"], body={"ids": batch}, params={"_source_includes": "text"})
+        for doc in docs["docs"]:
+            text = str((doc.get("_source") or {}).get("text") or "")[:MAX_QUERY_CHARS]
+            jid = doc["_id"]
+            if not text or (guard is not None and guard.holds(text)):
+                continue
+            relevant = frozenset(graph.cites[jid])
+            for style in styles:
+                if len(found[style]) >= count:
+                    continue
+                if style == "document":
+                    query = mask_citations(text)
+                elif style == "facts":
+                    query = _facts(client, aliases["chunks"], jid, max_facts_words)
+                    if len(query.split()) < min_facts_words:
+                        continue
+                else:
+                    raise ValueError(f"mined query styles are 'document' and 'facts', not {style!r}")
+                found[style].append(TrainingQuery(f"{corpus}:{style}:{jid}", query, relevant, corpus,
+                                                  f"mined-{style}", (jid,)))
+    return [q for style in styles for q in found[style]]
+
+
+class Guard:
+    """Texts no mined query may contain: a judgment sharing at least ``share`` of a guarded text's 12-word runs
+    (and at least ``minimum`` of them) holds that text. A few shared runs are legal boilerplate (a quoted statute,
+    "the appeal is accordingly dismissed"), not a copy, so single overlaps do not count."""
+
+    def __init__(self, texts: Iterable[str], share: float = 0.2, minimum: int = 30) -> None:
+        self.owners: dict[int, list[int]] = {}
+        self.needed: list[int] = []
+        for number, text in enumerate(texts):
+            runs = shingles(text)
+            self.needed.append(max(minimum, int(share * len(runs))))
+            for run in runs:
+                self.owners.setdefault(run, []).append(number)
+
+    def holds(self, text: str) -> bool:
+        """True when ``text`` contains one of the guarded texts."""
+        counts: dict[int, int] = {}
+        for run in shingles(text):
+            for owner in self.owners.get(run, ()):
+                counts[owner] = counts.get(owner, 0) + 1
+                if counts[owner] >= self.needed[owner]:
+                    return True
+        return False
