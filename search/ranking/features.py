@@ -225,8 +225,10 @@ class Features:
         return requests
 
     def features(self, profile: QueryProfile, candidates: Candidates, *, vector: Sequence[float] | None = None,
-                 filters: Sequence[Body] = ()) -> FeatureMatrix:
-        """The feature matrix of ``candidates`` for ``profile`` (semantic features are missing without ``vector``)."""
+                 filters: Sequence[Body] = (), exclude: Sequence[str] = ()) -> FeatureMatrix:
+        """The feature matrix of ``candidates`` for ``profile`` (semantic features are missing without ``vector``).
+        ``exclude`` names the query's own judgment when it is in the corpus: its citations are left out of the
+        graph features, or a judgment would count as "cited" because the query itself cites it."""
         ids = candidates.ids
         if not ids:
             return FeatureMatrix((), np.zeros((0, len(FEATURES)), dtype=np.float32), {})
@@ -272,7 +274,7 @@ class Features:
             buckets = next(it)["aggregations"]["df"]["buckets"]
             df = {b["key"]: int(b["doc_count"]) for b in buckets}
         columns.update(_legal_columns(profile, ids, meta, df))
-        columns.update(_graph_columns(self.graph, ids, long))
+        columns.update(_graph_columns(self.graph, ids, long, ignore=frozenset(exclude)))
         values = np.column_stack([columns[name] for name in FEATURES]).astype(np.float32)
         return FeatureMatrix(ids, values, meta)
 
@@ -321,17 +323,17 @@ def _legal_columns(profile: QueryProfile, ids: Sequence[str], meta: Mapping[str,
     return {k: np.array(v, dtype=np.float64) for k, v in rows.items()}
 
 
-def _graph_columns(graph: CitationGraph, ids: Sequence[str], strength: np.ndarray,
-                   top: int = 10) -> dict[str, np.ndarray]:
+def _graph_columns(graph: CitationGraph, ids: Sequence[str], strength: np.ndarray, top: int = 10,
+                   ignore: frozenset[str] = frozenset()) -> dict[str, np.ndarray]:
     """Citation evidence: the judgment's in-corpus citation count, and its ties to the ``top`` candidates by
     ``strength``: how many of them some corpus judgment cites together with it, and how many judgments it cites
-    in common with them."""
+    in common with them. Citations by the judgments in ``ignore`` (the query's own) do not count."""
     leaders = [ids[i] for i in np.argsort(-strength, kind="stable")[:top]]
-    leader_citers = [set(graph.cited_by.get(d, ())) for d in leaders]
+    leader_citers = [set(graph.cited_by.get(d, ())) - ignore for d in leaders]
     leader_cites = [set(graph.cites.get(d, ())) for d in leaders]
     cited_by, cocited, coupled = [], [], []
     for doc in ids:
-        citers, cites = set(graph.cited_by.get(doc, ())), set(graph.cites.get(doc, ()))
+        citers, cites = set(graph.cited_by.get(doc, ())) - ignore, set(graph.cites.get(doc, ()))
         cited_by.append(math.log1p(len(citers)))
         others = [(c, o) for leader, c, o in zip(leaders, leader_citers, leader_cites, strict=True) if leader != doc]
         cocited.append(sum(1 for c, _ in others if citers & c) / top)

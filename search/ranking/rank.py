@@ -66,7 +66,7 @@ class Ranker:
         candidates = self.features.candidates(query, filters=filters, exclude=exclude)
         times["candidates"] = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        matrix = self.features.features(query, candidates, vector=vector)
+        matrix = self.features.features(query, candidates, vector=vector, exclude=exclude)
         times["features"] = (time.perf_counter() - started) * 1000
         return query, candidates, matrix, times
 

@@ -115,3 +115,7 @@ def test_graph_features_count_citations_inside_the_corpus(corpus) -> None:
     coupled = matrix.column("coupled_top")
     assert coupled[0] == pytest.approx(math.log1p(1)) and coupled[2] == pytest.approx(math.log1p(1))
     assert np.isnan(matrix.column("sim_judgment")).all()  # no vector: semantic features are missing, not zero
+    # the query is J1 itself (a mined query, or a corpus judgment read whole): its own citation of J2 must not
+    # count, or training would learn "cited" from the very citation it masked
+    own = features.features(query, Candidates(("J2", "J3"), {}), vector=None, exclude=("J1",))
+    assert own.column("cited_by").tolist() == pytest.approx([math.log1p(1), 0.0])
