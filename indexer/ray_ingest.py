@@ -194,7 +194,8 @@ def run_on_ray(paths: Iterable[str], *, make_pipeline: PipelineFactory, connecti
                 block: IndexReport = pickle.loads(row["report"])
                 total.add(block)
                 _count(workers, str(row["worker"]), block)
-                progress("judgment", block.judgments_indexed + block.judgments_unchanged)
+                progress("item", block.judgments_indexed + block.judgments_unchanged + block.provisions_indexed
+                         + block.provisions_unchanged + len(block.failed))
                 if block.stopped:
                     total.stopped = (f"{block.stopped}; what the counts say was written is there, the items "
                                      "listed as 'not written' and the blocks not yet read are not: re-run the "

@@ -52,12 +52,15 @@ def index_on_ray(paths: tuple[str, ...], *, address: str, recipe: PipelineRecipe
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
     try:
-        import ray  # noqa: F401 - only to say what is missing
+        from ray.exceptions import RayError
     except ImportError as exc:
         raise click.ClickException("--ray needs Ray: pip install 'ratio[ray]'") from exc
     _quiet_ray()
-    return run_on_ray(paths, make_pipeline=recipe, connection=connection, aliases=aliases, settings=ray_settings,
-                      load_options=load_options, bulk=bulk, progress=progress)
+    try:
+        return run_on_ray(paths, make_pipeline=recipe, connection=connection, aliases=aliases,
+                          settings=ray_settings, load_options=load_options, bulk=bulk, progress=progress)
+    except RayError as exc:  # a worker could not start (no models, no route to OpenSearch) or crashed
+        raise click.ClickException(f"the Ray job failed: {exc}") from exc
 
 
 def _quiet_ray() -> None:
