@@ -179,8 +179,9 @@ def _timed(call: Callable[[], dict[str, Any]]) -> tuple[float, dict[str, Any]]:
 
 def measure(client: OpenSearch, index: str, corpus: Corpus, variant: Variant, queries: np.ndarray,
             query_texts: Sequence[str], *, k: int, pipeline: str | None, build_seconds: float,
-            hybrid: bool = True) -> SizeResult:
-    """Latency (one warm-up pass, then one timed pass), recall@10 and memory of a built index."""
+            hybrid: bool = True, repeat: int = 3) -> SizeResult:
+    """Latency (one warm-up pass, then ``repeat`` timed passes over the queries), recall@10 (the first timed
+    pass; answers do not change between passes) and memory of a built index."""
     exact = exact_top(corpus.vectors, queries)
 
     def knn(vector: np.ndarray) -> dict[str, Any]:
@@ -197,17 +198,20 @@ def measure(client: OpenSearch, index: str, corpus: Corpus, variant: Variant, qu
     for vector in queries:  # warm-up: graphs and vectors into the page cache
         knn(vector)
     knn_ms, recalls = [], []
-    for vector, truth in zip(queries, exact, strict=True):
-        elapsed, answer = _timed(lambda v=vector: knn(v))
-        knn_ms.append(elapsed)
-        found = {int(hit["_id"]) for hit in answer["hits"]["hits"]}
-        recalls.append(len(found & truth) / len(truth))
+    for round_ in range(repeat):
+        for vector, truth in zip(queries, exact, strict=True):
+            elapsed, answer = _timed(lambda v=vector: knn(v))
+            knn_ms.append(elapsed)
+            if round_ == 0:
+                found = {int(hit["_id"]) for hit in answer["hits"]["hits"]}
+                recalls.append(len(found & truth) / len(truth))
     hybrid_ms: list[float] = []
     if hybrid and pipeline:
         for vector, text in zip(queries, query_texts, strict=True):
             hybrid_search(vector, text)
-        for vector, text in zip(queries, query_texts, strict=True):
-            hybrid_ms.append(_timed(lambda v=vector, t=text: hybrid_search(v, t))[0])
+        for _ in range(repeat):
+            for vector, text in zip(queries, query_texts, strict=True):
+                hybrid_ms.append(_timed(lambda v=vector, t=text: hybrid_search(v, t))[0])
     segments, files = segment_files(client, index)
     n = len(corpus.texts)
     return SizeResult(
@@ -225,14 +229,14 @@ def measure(client: OpenSearch, index: str, corpus: Corpus, variant: Variant, qu
 
 def run_one(client: OpenSearch, corpus: Corpus, variant: Variant, queries: np.ndarray, query_texts: Sequence[str],
             *, k: int, pipeline: str | None, prefix: str = PREFIX, keep: bool = False,
-            hybrid: bool = True) -> SizeResult:
+            hybrid: bool = True, repeat: int = 3) -> SizeResult:
     """Build, measure and (unless ``keep``) delete one benchmark index, ``<prefix><size>-<variant>``."""
     index = f"{prefix}{len(corpus.texts)}-{variant.name}"
     client.indices.delete(index=index, ignore_unavailable=True)
     try:
         seconds = build(client, index, corpus, variant)
         return measure(client, index, corpus, variant, queries, query_texts, k=k, pipeline=pipeline,
-                       build_seconds=seconds, hybrid=hybrid)
+                       build_seconds=seconds, hybrid=hybrid, repeat=repeat)
     finally:
         if not keep:
             client.indices.delete(index=index, ignore_unavailable=True)

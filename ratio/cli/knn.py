@@ -39,12 +39,14 @@ def _sizes(value: str) -> list[int]:
 @click.option("--max-build-minutes", default=20.0, show_default=True,
               help="Skip a size whose fp32 build, extrapolated from the largest one measured, would take longer "
                    "(the extrapolation is printed, labelled as not measured).")
+@click.option("--repeat", default=3, show_default=True, type=click.IntRange(min=1),
+              help="Timed passes over the queries (after one warm-up pass) for the latency percentiles.")
 @click.option("--index-prefix", default="bench-knn-", show_default=True,
               help="Names of the throwaway benchmark indices (<prefix><size>-<storage>).")
 @json_option()
 @click.pass_obj
 def bench_knn(ctx: Context, queries: Path, sources: tuple[str, ...], sizes: str, quantisation_size: int, k: int,
-              limit: int | None, max_build_minutes: float, index_prefix: str, as_json: bool) -> None:
+              limit: int | None, max_build_minutes: float, repeat: int, index_prefix: str, as_json: bool) -> None:
     """Build indices of each size (named --index-prefix, size, storage) from real chunk vectors (beyond their number,
     vectors sampled around real ones, labelled synthetic), measure p50/p95 of k-NN and hybrid queries and
     recall@10 against exact search, and delete them. QUERIES: one query per line (or AILA's Query_doc.txt),
@@ -77,14 +79,16 @@ def bench_knn(ctx: Context, queries: Path, sources: tuple[str, ...], sizes: str,
         for name in variants:
             click.echo(f"size {size} {name}: building", err=True)
             results.append(knn_bench.run_one(client, corpus.take(size), knn_bench.VARIANTS[name], vectors, texts,
-                                             k=k, pipeline=pipeline, prefix=index_prefix))
+                                             k=k, pipeline=pipeline, prefix=index_prefix,
+                                             repeat=repeat))
     if as_json:
         click.echo(knn_bench.to_json(results, sources=list(sources), encoder=encoder_name, queries=len(texts), k=k,
+                                     repeat=repeat,
                                      skipped=skipped))
         return
     table = Table("vectors", "real", "synthetic", "storage", "build s", "segments", "knn p50", "knn p95",
                   "hybrid p50", "hybrid p95", "recall@10", "memory B/vector", "disk B/vector",
-                  title=f"k-NN at scale ({len(texts)} queries, k={k}, lucene HNSW m=16)")
+                  title=f"k-NN at scale ({len(texts)} queries x {repeat}, k={k}, lucene HNSW m=16)")
     for r in results:
         table.add_row(str(r.size), str(r.real), str(r.synthetic), r.variant, f"{r.build_seconds:.0f}",
                       str(r.segments), f"{r.knn_p50_ms:.1f}", f"{r.knn_p95_ms:.1f}",
