@@ -182,34 +182,41 @@ def run_on_ray(paths: Iterable[str], *, make_pipeline: PipelineFactory, connecti
             local_ray()
         else:
             ray.init(address=settings.address, log_to_driver=False)
+    try:
+        address = ray.get_runtime_context().gcs_address
+        total, workers = _drive(paths, make_pipeline, connection, aliases, settings, load_options, bulk, progress)
+    finally:
+        if started_here:
+            ray.shutdown()
+    return RayIndexReport(total, sorted(workers.values(), key=lambda w: w.worker), address)
+
+
+def _drive(paths: Iterable[str], make_pipeline: PipelineFactory, connection: ConnectionSettings,
+           aliases: dict[str, str], settings: RaySettings, load_options: LoadOptions | None, bulk: BulkSettings,
+           progress: Progress) -> tuple[IndexReport, dict[str, WorkerThroughput]]:
+    """Refresh paused, the job's blocks summed as they finish, refresh restored; stops at a stopped block."""
     total = IndexReport()
+    workers: dict[str, WorkerThroughput] = {}
     started = time.perf_counter()
     client = connect(connection)
     before = pause_refresh(client, written_indices(aliases)) if bulk.refresh_off else {}
-    workers: dict[str, WorkerThroughput] = {}
     try:
         rows = _files(paths, total)
-        if rows:
-            for row in _dataset(rows, make_pipeline, connection, aliases, settings, load_options, bulk):
-                block: IndexReport = pickle.loads(row["report"])
-                total.add(block)
-                _count(workers, str(row["worker"]), block)
-                progress("item", block.judgments_indexed + block.judgments_unchanged + block.provisions_indexed
-                         + block.provisions_unchanged + len(block.failed))
-                if block.stopped:
-                    total.stopped = (f"{block.stopped}; what the counts say was written is there, the items "
-                                     "listed as 'not written' and the blocks not yet read are not: re-run the "
-                                     "same command to resume")
-                    break
+        for row in _dataset(rows, make_pipeline, connection, aliases, settings, load_options, bulk) if rows else ():
+            block: IndexReport = pickle.loads(row["report"])
+            total.add(block)
+            _count(workers, str(row["worker"]), block)
+            progress("item", block.judgments_indexed + block.judgments_unchanged + block.provisions_indexed
+                     + block.provisions_unchanged + len(block.failed))
+            if block.stopped:  # the block's writer says what was written and that a re-run resumes
+                total.stopped = f"{block.stopped} (blocks not yet read were left for the re-run)"
+                break
     finally:
         if before:
             restore_refresh(client, before)
-        address = ray.get_runtime_context().gcs_address
-        if started_here:
-            ray.shutdown()
     client.indices.refresh(index=written_indices(aliases))
     total.seconds = time.perf_counter() - started
-    return RayIndexReport(total, sorted(workers.values(), key=lambda w: w.worker), address)
+    return total, workers
 
 
 def _dataset(rows: list[dict[str, Any]], make_pipeline: PipelineFactory, connection: ConnectionSettings,
