@@ -35,7 +35,9 @@ NOISE = 0.5  # norm of the noise added to a unit vector: cosine to the parent ab
 @dataclass(frozen=True)
 class Variant:
     """How the vectors are stored: ``fp32`` (float HNSW), ``sq`` (lucene's 7-bit scalar quantiser, done by the
-    engine) or ``byte`` (int8 vectors quantised here: ``round(127 * x)``, ``data_type: byte``)."""
+    engine, with its default confidence interval), ``sq-dynamic`` (the same with ``confidence_interval: 0``:
+    quantiles chosen per segment from the data) or ``byte`` (int8 vectors quantised here: ``round(127 * x)``,
+    ``data_type: byte``)."""
 
     name: str
 
@@ -43,6 +45,8 @@ class Variant:
         params: dict[str, Any] = {"m": 16, "ef_construction": 100}
         if self.name == "sq":
             params["encoder"] = {"name": "sq"}
+        elif self.name == "sq-dynamic":
+            params["encoder"] = {"name": "sq", "parameters": {"confidence_interval": 0.0}}
         body: dict[str, Any] = {"type": "knn_vector", "dimension": dimension, "space_type": "cosinesimil",
                                 "method": {"name": "hnsw", "engine": "lucene", "parameters": params}}
         if self.name == "byte":
@@ -55,7 +59,7 @@ class Variant:
         return [round(float(x), 6) for x in vector]
 
 
-VARIANTS = {name: Variant(name) for name in ("fp32", "sq", "byte")}
+VARIANTS = {name: Variant(name) for name in ("fp32", "sq", "sq-dynamic", "byte")}
 
 
 @dataclass
@@ -168,7 +172,7 @@ def segment_files(client: OpenSearch, index: str) -> tuple[int, dict[str, int]]:
 
 def hot_bytes(files: dict[str, int], variant: Variant) -> int:
     """What a k-NN search keeps in memory: the graph and the vectors it is searched with (see module doc)."""
-    return files.get("vex", 0) + files.get("veq" if variant.name == "sq" else "vec", 0)
+    return files.get("vex", 0) + files.get("veq" if variant.name.startswith("sq") else "vec", 0)
 
 
 def _timed(call: Callable[[], dict[str, Any]]) -> tuple[float, dict[str, Any]]:

@@ -34,6 +34,8 @@ def _sizes(value: str) -> list[int]:
 @click.option("--sizes", default="10000,100000,1000000", show_default=True, help="Index sizes, in vectors.")
 @click.option("--quantisation-size", default=100_000, show_default=True,
               help="The size at which fp32, lucene sq (7-bit) and byte vectors are compared.")
+@click.option("--storage", "storages", multiple=True, type=click.Choice(["fp32", "sq", "sq-dynamic", "byte"]),
+              help="What to compare at --quantisation-size (repeatable; default fp32, sq and byte).")
 @click.option("--k", default=100, show_default=True, help="k-NN candidates (k), as Ratio's searches ask for.")
 @limit_option()
 @click.option("--max-build-minutes", default=20.0, show_default=True,
@@ -45,7 +47,8 @@ def _sizes(value: str) -> list[int]:
               help="Names of the throwaway benchmark indices (<prefix><size>-<storage>).")
 @json_option()
 @click.pass_obj
-def bench_knn(ctx: Context, queries: Path, sources: tuple[str, ...], sizes: str, quantisation_size: int, k: int,
+def bench_knn(ctx: Context, queries: Path, sources: tuple[str, ...], sizes: str, quantisation_size: int,
+              storages: tuple[str, ...], k: int,
               limit: int | None, max_build_minutes: float, repeat: int, index_prefix: str, as_json: bool) -> None:
     """Build indices of each size (named --index-prefix, size, storage) from real chunk vectors (beyond their number,
     vectors sampled around real ones, labelled synthetic), measure p50/p95 of k-NN and hybrid queries and
@@ -75,7 +78,7 @@ def bench_knn(ctx: Context, queries: Path, sources: tuple[str, ...], sizes: str,
                 click.echo(f"size {size}: skipped, fp32 build estimated at {estimate / 60:.0f} min (not measured)",
                            err=True)
                 continue
-        variants = ["fp32", "sq", "byte"] if size == quantisation_size else ["fp32"]
+        variants = list(storages or ("fp32", "sq", "byte")) if size == quantisation_size else ["fp32"]
         for name in variants:
             click.echo(f"size {size} {name}: building", err=True)
             results.append(knn_bench.run_one(client, corpus.take(size), knn_bench.VARIANTS[name], vectors, texts,
