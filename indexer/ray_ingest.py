@@ -42,6 +42,9 @@ PipelineFactory = Callable[[], Pipeline]  # builds the pipeline inside each acto
 Progress = Callable[[str, int], None]
 
 _PROJECT_ROOT = Path(__file__).resolve().parents[1]
+# CPUs each read-and-parse task asks for: the actor pool must leave at least this much free, or the reads wait
+# for CPUs the actors hold while the actors wait for blocks, for ever.
+READ_CPUS = 0.5
 
 
 @dataclass(frozen=True)
@@ -184,11 +187,22 @@ def run_on_ray(paths: Iterable[str], *, make_pipeline: PipelineFactory, connecti
             ray.init(address=settings.address, log_to_driver=False)
     try:
         address = ray.get_runtime_context().gcs_address
+        _check_room(settings, float(ray.cluster_resources().get("CPU", 0.0)))
         total, workers = _drive(paths, make_pipeline, connection, aliases, settings, load_options, bulk, progress)
     finally:
         if started_here:
             ray.shutdown()
     return RayIndexReport(total, sorted(workers.values(), key=lambda w: w.worker), address)
+
+
+def _check_room(settings: RaySettings, cpus: float) -> None:
+    """Refuse a pool that would leave no CPU for the read tasks (the job would wait for ever)."""
+    taken = settings.workers * settings.cpus_per_worker
+    if taken + READ_CPUS > cpus:
+        raise ValueError(
+            f"{settings.workers} workers of {settings.cpus_per_worker:g} CPU take {taken:g} of the cluster's {cpus:g} "
+            f"CPUs and leave less than the {READ_CPUS:g} a read task needs: use fewer workers or fewer CPUs each "
+            "(--ray-workers, --num-cpus)")
 
 
 def _drive(paths: Iterable[str], make_pipeline: PipelineFactory, connection: ConnectionSettings,
@@ -222,18 +236,20 @@ def _drive(paths: Iterable[str], make_pipeline: PipelineFactory, connection: Con
 def _dataset(rows: list[dict[str, Any]], make_pipeline: PipelineFactory, connection: ConnectionSettings,
              aliases: dict[str, str], settings: RaySettings, load_options: LoadOptions | None,
              bulk: BulkSettings) -> Iterator[dict[str, Any]]:
-    """The job's output rows (one per block: its pickled report and its worker), streamed as blocks finish."""
+    """The job's output rows (one per block: its pickled report and its worker), streamed as blocks finish. An
+    actor is handed one block at a time (it works through a block synchronously), so blocks spread over the
+    pool instead of queueing at the first actor."""
     import ray
 
     block_bulk = replace(bulk, refresh_off=False, refresh_at_end=False)
     dataset = (
         ray.data.from_items(rows, override_num_blocks=max(1, min(len(rows), 200)))
-        .flat_map(_load_file, fn_kwargs={"options": load_options or LoadOptions()})
+        .flat_map(_load_file, fn_kwargs={"options": load_options or LoadOptions()}, num_cpus=READ_CPUS)
         .map_batches(BlockIndexer, batch_size=settings.block_size, batch_format="numpy",
                      fn_constructor_kwargs={"make_pipeline": make_pipeline, "connection": connection,
                                             "aliases": aliases, "batch_size": settings.batch_size,
                                             "bulk": block_bulk},
-                     compute=ray.data.ActorPoolStrategy(size=settings.workers),
+                     compute=ray.data.ActorPoolStrategy(size=settings.workers, max_tasks_in_flight_per_actor=1),
                      num_cpus=settings.cpus_per_worker,
                      num_gpus=settings.gpus_per_worker or None)
     )

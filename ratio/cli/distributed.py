@@ -61,6 +61,8 @@ def index_on_ray(paths: tuple[str, ...], *, address: str, recipe: PipelineRecipe
                           settings=ray_settings, load_options=load_options, bulk=bulk, progress=progress)
     except RayError as exc:  # a worker could not start (no models, no route to OpenSearch) or crashed
         raise click.ClickException(f"the Ray job failed: {exc}") from exc
+    except ValueError as exc:  # a pool too wide for the cluster
+        raise click.BadParameter(str(exc), param_hint="--ray-workers") from exc
 
 
 def _quiet_ray() -> None:

@@ -105,3 +105,12 @@ def test_default_path_does_not_import_ray() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
+
+
+def test_a_pool_must_leave_room_for_the_reads() -> None:
+    from indexer.ray_ingest import RaySettings, _check_room
+
+    _check_room(RaySettings(workers=1), 2.0)
+    _check_room(RaySettings(workers=2, cpus_per_worker=0.75), 2.0)
+    with pytest.raises(ValueError, match="--ray-workers"):  # two whole-CPU actors would starve the read tasks
+        _check_room(RaySettings(workers=2), 2.0)
