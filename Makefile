@@ -11,7 +11,7 @@ demo:
 	.venv/bin/ratio status
 
 test:
-	bash scripts/setup.sh embed,web,llm,llm-small,eval,train,dev
+	bash scripts/setup.sh embed,web,llm,llm-small,eval,train,ray,dev
 	.venv/bin/ruff check .
 	.venv/bin/pytest
 

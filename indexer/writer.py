@@ -64,6 +64,14 @@ class IndexReport:
         self.failed.extend(other.failed)
         self.times.add(other.times)
 
+    def add(self, other: IndexReport) -> None:
+        """Add the whole report of another run (one block of a distributed job) to this one."""
+        self.merge(other)
+        for name in ("judgments_unchanged", "provisions_indexed", "provisions_unchanged"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.warnings.extend(other.warnings)
+        self.stopped = self.stopped or other.stopped
+
     def as_dict(self) -> dict[str, Any]:
         data = {k: v for k, v in self.__dict__.items()
                 if k not in ("failed", "warnings", "times", "indexed_ids", "progress")}
@@ -85,6 +93,9 @@ class BulkSettings:
     request_timeout: float = 120.0
     refresh_off: bool = True  # no periodic refresh during a run; one refresh at the end
     retry_seconds: float = 60.0
+    # False for a run that is one block of a larger job (a Ray block): the job's driver pauses refresh and
+    # refreshes once for all blocks (see indexer.ray_ingest).
+    refresh_at_end: bool = True
 
     def __post_init__(self) -> None:
         if self.retry_seconds < 0:
@@ -337,22 +348,13 @@ class IndexWriter:
 
     # ------------------------------------------------------------------ the run
     def _indices(self) -> str:
-        # Only what this writer writes: the saved-search index is absent on a cluster without percolator.
-        return ",".join(self.aliases[k] for k in ("judgments", "chunks", "provisions"))
+        return written_indices(self.aliases)
 
     def _refresh_off(self) -> dict[str, str | None]:
-        """Turn periodic refresh off for the load (fewer, larger segments); returns what to restore."""
-        current = self.client.indices.get_settings(index=self._indices(), name="index.refresh_interval",
-                                                   params={"flat_settings": "true"})
-        before = {index: body["settings"].get("index.refresh_interval") for index, body in current.items()}
-        self.client.indices.put_settings(index=self._indices(), body={"index": {"refresh_interval": "-1"}})
-        return before
+        return pause_refresh(self.client, self._indices())
 
     def _restore_refresh(self, before: dict[str, str | None]) -> None:
-        for index, interval in before.items():
-            # "-1" left by an interrupted earlier run is not worth restoring: back to the index default.
-            value = None if interval in (None, "-1") else interval
-            self.client.indices.put_settings(index=index, body={"index": {"refresh_interval": value}})
+        restore_refresh(self.client, before)
 
     def run(self, items: Iterable[Judgment | Provision | LoadError]) -> IndexReport:
         """Index everything ``items`` yields; never raises for a bad item, nor when the cluster is gone (the
@@ -377,7 +379,8 @@ class IndexWriter:
                 raise
             if before:
                 self._retrying(report, "a settings change", lambda: self._restore_refresh(before))
-            self._retrying(report, "a refresh", lambda: self.client.indices.refresh(index=self._indices()))
+            if self.bulk.refresh_at_end:
+                self._retrying(report, "a refresh", lambda: self.client.indices.refresh(index=self._indices()))
         except ClusterUnreachable as exc:
             report.stopped = (f"{report.stopped or exc}; what the counts say was written is there, the items "
                               "listed as 'not written' and any later input are not: re-run the same command to resume")
@@ -445,6 +448,29 @@ class IndexWriter:
                     report.merge(done)
                     self.progress("judgment", done.progress)
                 raise
+
+
+def written_indices(aliases: dict[str, str]) -> str:
+    """The aliases a run writes, comma-separated (the saved-search index is absent on a cluster without
+    percolator, and never written here)."""
+    return ",".join(aliases[k] for k in ("judgments", "chunks", "provisions"))
+
+
+def pause_refresh(client: OpenSearch, indices: str) -> dict[str, str | None]:
+    """Turn periodic refresh off on ``indices`` for a load (fewer, larger segments); returns what to restore."""
+    current = client.indices.get_settings(index=indices, name="index.refresh_interval",
+                                          params={"flat_settings": "true"})
+    before = {index: body["settings"].get("index.refresh_interval") for index, body in current.items()}
+    client.indices.put_settings(index=indices, body={"index": {"refresh_interval": "-1"}})
+    return before
+
+
+def restore_refresh(client: OpenSearch, before: dict[str, str | None]) -> None:
+    """Put back the refresh intervals :func:`pause_refresh` returned."""
+    for index, interval in before.items():
+        # "-1" left by an interrupted earlier run is not worth restoring: back to the index default.
+        value = None if interval in (None, "-1") else interval
+        client.indices.put_settings(index=index, body={"index": {"refresh_interval": value}})
 
 
 def _not_written(items: list[str], exc: ClusterUnreachable, report: IndexReport) -> None:

@@ -20,6 +20,7 @@ from ratio.cli import (
     dashboards,
     index,
     indices,
+    knn,
     llm,
     node,
     search,
@@ -51,6 +52,7 @@ def train() -> None:
 
 
 node.opensearch.add_command(cluster.cluster)
+bench.bench.add_command(knn.bench_knn)
 
 for command in (train_roles.train_roles, train_pairs.reranker_command, train_pairs.embedder_command,
                 train_ranker.train_ranker):

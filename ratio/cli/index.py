@@ -14,35 +14,26 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 import mappings
-from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, ModelError, encoder_dimension, is_static
+from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, ModelError, encoder_dimension
 from backends.opensearch import create_indices, install_pipelines
 from backends.opensearch.indices import fit_to_cluster, index_encoder
 from ratio import settings
 from ratio.cli.alerts import report_index_alerts
 from ratio.cli.common import Context, configured_llm
+from ratio.cli.distributed import index_on_ray, print_workers, ray_options
 from ratio.cli.options import encoder_option, json_option, llm_options, role_head_option
-from ratio.encoders import open_encoder
+from ratio.ingest import PipelineRecipe, open_labeller
+from ratio.settings import LLMSettings
 
 err = Console(stderr=True)
 
 
 def _labeller(encoder_name: str, head: Path | None):
-    """The encoder and the role head trained on its vectors. A static encoder gets no embedding cache: it
-    encodes faster than a cache file is read."""
-    from indexer.roles.labeller import RoleLabeller
-
+    """The encoder and the role head trained on its vectors (ratio.ingest.open_labeller)."""
     try:
-        encoder = open_encoder(encoder_name)
+        return open_labeller(encoder_name, head)
     except ModelError as exc:
         raise click.ClickException(str(exc)) from exc
-    cache_dir = None if is_static(encoder_name) else settings.cache_dir() / "embeddings"
-    if is_static(encoder_name):
-        import torch
-
-        # torch then only runs the small role head, next to the bulk thread and often the node itself: one
-        # thread ran it 4.6x faster than two on the shared 2-core machine (docs/benchmarks.md).
-        torch.set_num_threads(1)
-    return RoleLabeller.load(encoder, path=head, cache_dir=cache_dir, encoder_id=encoder_name)
 
 
 @click.command("index")
@@ -66,17 +57,20 @@ def _labeller(encoder_name: str, head: Path | None):
               help="Rewrite each summary's facts and legal issues with the LLM (--llm), kept only where the "
                    "judgment supports them; seconds per judgment on a CPU.")
 @llm_options
+@ray_options
 @json_option(help="Print the report as JSON.")
 @click.pass_obj
 def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: str | None, encoder: str | None,
           role_head: Path | None, window: int, overlap: int, batch_size: int, max_file_mb: int, strict: bool,
           retry_seconds: float, refine_summaries: bool, llm_kind: str | None, llm_model: str | None,
-          llm_url: str | None, as_json: bool) -> None:
+          llm_url: str | None, ray_address: str | None, ray_workers: int, num_cpus: float, num_gpus: float,
+          block_size: int, as_json: bool) -> None:
     """Index judgments and statutes from files, directories or globs (.txt, .txt.gz, .json, .jsonl, .pdf, .html).
 
     Re-running on unchanged input changes nothing and embeds nothing. Files that cannot be read are
     reported with the reason; the rest of the batch is indexed. When the cluster stops answering for
-    --retry-seconds, the run ends with its report (exit status 1) and re-running resumes it.
+    --retry-seconds, the run ends with its report (exit status 1) and re-running resumes it. With --ray the
+    same pipeline runs as a Ray Data job and the report adds each worker's throughput.
     """
     from indexer.loaders import LoadOptions, iter_files, load
     from indexer.pipeline import ChunkOptions, Pipeline
@@ -125,10 +119,20 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
             done = progress.tasks[0].completed
             progress.update(task, rate=f"{done / max(time.monotonic() - started, 1e-6):.1f} docs/s")
 
-        writer = IndexWriter(client, aliases, Pipeline(labeller, chunk_options, llm), batch_size=batch_size,
-                             bulk=BulkSettings(retry_seconds=retry_seconds), progress=advance)
-        report = writer.run(load(paths, load_options))
-    data = report.as_dict()
+        bulk = BulkSettings(retry_seconds=retry_seconds)
+        if ray_address is None:
+            writer = IndexWriter(client, aliases, Pipeline(labeller, chunk_options, llm), batch_size=batch_size,
+                                 bulk=bulk, progress=advance)
+            report, on_ray = writer.run(load(paths, load_options)), None
+        else:
+            recipe = PipelineRecipe(encoder, str(role_head) if role_head else None, chunk_options,
+                                    LLMSettings.read(kind=llm_kind, model=llm_model, url=llm_url) if llm else None)
+            on_ray = index_on_ray(paths, address=ray_address, recipe=recipe, connection=ctx.settings(),
+                                  aliases=aliases, load_options=load_options, bulk=bulk, batch_size=batch_size,
+                                  workers=ray_workers, num_cpus=num_cpus, num_gpus=num_gpus,
+                                  block_size=block_size, progress=advance)
+            report = on_ray.report
+    data = on_ray.as_dict() if on_ray is not None else report.as_dict()
     if as_json:
         if not report.stopped:
             report_index_alerts(client, aliases, report.indexed_ids, data)
@@ -147,6 +151,8 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
         table.add_row("chunks/s", f"{report.chunks_indexed / seconds:.1f}")
         table.add_row("time split", ", ".join(f"{k} {v:.1f}s" for k, v in data["times"].items()))
         Console().print(table)
+        if on_ray is not None:
+            print_workers(on_ray)
         for item, warning in report.warnings:
             click.echo(f"warning {item}: {warning}", err=True)
         for item, reason in report.failed:
