@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+import mappings
 from backends.opensearch.indices import index_encoder
 from ratio.cli.bench import read_queries
 from ratio.cli.common import Context
@@ -68,7 +69,7 @@ def bench_knn(ctx: Context, queries: Path, sources: tuple[str, ...], sizes: str,
     corpus = knn_bench.read_vectors(client, sources, limit=max(chosen))
     click.echo(f"{corpus.real} real vectors from {', '.join(sources)} ({encoder_name}); {len(texts)} queries",
                err=True)
-    pipeline = "ratio-hybrid-minmax"
+    pipeline = mappings.HYBRID_PIPELINES["minmax"]
     results, skipped = [], []
     for size in chosen:
         if results:

@@ -61,7 +61,8 @@ def role_groups() -> dict[str, tuple[str, ...]]:
     return {group: role_set.group(group) for group in role_set.coarse_groups if group != "other"}
 
 
-_ROLE_GROUPS = ("facts", "arguments", "statute", "precedent", "reasoning", "rulings")
+# the coarse role groups of the role table (legal/roles.json), the header group "other" left out: one feature each
+_ROLE_GROUPS = tuple(g for g in load_role_set().coarse_groups if g != "other")
 _SIM_GROUPS = ("facts", "reasoning")
 
 
