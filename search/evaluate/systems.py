@@ -140,7 +140,7 @@ class Runner:
         self.searcher = searcher
         self.rerankers = {r.label: r for r in rerankers}
         self.rankers = {r.label: r for r in rankers}
-        self._matrices: dict[str, FeatureMatrix] = {}  # per query text, shared by the ranker:LABEL runs
+        self._matrices: dict[tuple[str, bool], FeatureMatrix] = {}  # per text and path, for ranker:LABEL runs
         self._precedents: dict[str, list[str]] = {}  # the default's judgments per query text
         self._hybrid: dict[str, list] = {}  # hybrid chunks per query text, shared by the hybrid_rerank:LABEL runs
         self.max_words = max_words
@@ -162,7 +162,7 @@ class Runner:
             return Config(name, "judgments", f"hybrid, top {self.rerank_top} chunks reranked by {label}"
                           f"{f' ({found.description})' if found.description else ''}, reranker weight "
                           f"{found.weight:g}")
-        if name.startswith("ranker:"):
+        if name.startswith(("ranker:", "ranker_document:")):
             label = name.split(":", 1)[1]
             if label not in self.rankers:
                 raise ValueError(f"configuration {name!r} names no ranker model; labelled ones: "
@@ -170,7 +170,8 @@ class Runner:
             if self.searcher.ranker is None:
                 raise ValueError(f"configuration {name!r} needs the learned ranker: {self.searcher.ranker_note}")
             found = self.rankers[label]
-            return Config(name, "judgments", f"the default's candidates and features ranked by model {label}"
+            path = "default_document's" if name.startswith("ranker_document:") else "the default's"
+            return Config(name, "judgments", f"{path} candidates and features ranked by model {label}"
                           f"{f' ({found.description})' if found.description else ''}")
         config = CONFIGS.get(name)
         if config is None:
@@ -227,6 +228,8 @@ class Runner:
         s = self.searcher
         if name in ("default", "fusion") or name.startswith("ranker:"):
             return self._rank_default(name, text)
+        if name.startswith("ranker_document:"):
+            return self._rank_labelled(name, text, document=True)
         if name == "default_document":
             return [doc for doc, _ in document_ranking(s, text, depth=self.depth)]
         off = self.request(text, role_mode="off")
@@ -290,15 +293,23 @@ class Runner:
         request = SearchRequest.from_query(search_box_text(text), ranking=mode, candidates=self.candidates,
                                            facets=False, highlight=False)
         if name.startswith("ranker:"):
-            if text not in self._matrices:
-                self._matrices[text] = s.ranker.matrix(request.semantic_text, vector=s.vector(request))[2]  # type: ignore[union-attr]
-            matrix = self._matrices[text]
-            scores = self.rankers[name.split(":", 1)[1]].model.score(matrix.values)
-            return [matrix.ids[i] for i in np.argsort(-scores, kind="stable")][: self.depth]
+            return self._rank_labelled(name, request.semantic_text)
         ranked, _ = s.ranking(request, depth=0)
         if ranked is not None:
             return [j.judgment_id for j in ranked.judgments][: self.depth]
         return self._judgments(s.expanded_chunks(request, ())[0])
+
+    def _rank_labelled(self, name: str, text: str, document: bool = False) -> list[str]:
+        """``text``'s candidates and features (computed once per text and path) scored by a labelled model; a
+        document is read whole, as :func:`search.document_query.document_ranking` reads it."""
+        s, key = self.searcher, (text, document)
+        if key not in self._matrices:
+            plain = as_plain_text(text) if document else text
+            vector = np.asarray(s.encoder.encode([plain], normalize_embeddings=True))[0].tolist()
+            self._matrices[key] = s.ranker.matrix(text if document else plain, vector=vector)[2]  # type: ignore[union-attr]
+        matrix = self._matrices[key]
+        scores = self.rankers[name.split(":", 1)[1]].model.score(matrix.values)
+        return [matrix.ids[i] for i in np.argsort(-scores, kind="stable")][: self.depth]
 
     def precedent_provisions(self, text: str, **options: Any) -> list[tuple[str, float]]:
         """Provisions for ``text`` as the default search lists them (the judgments ranked once per text)."""
