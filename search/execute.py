@@ -154,10 +154,11 @@ class Searcher:
             self._ranker = Ranker(self.client, self.aliases, model)
         return self._ranker
 
-    def ranking(self, request: SearchRequest, depth: int | None = None) -> tuple[Ranking | None, str | None]:
+    def ranking(self, request: SearchRequest, depth: int | None = None,
+                issues: bool | None = None) -> tuple[Ranking | None, str | None]:
         """The learned ranker's ranking of ``request`` (its constraints applied to every candidate), or None
-        and the reason the fusion path must run instead."""
-        reason = serve.fallback_reason(request)
+        and the reason the fusion path must run instead (``issues``: whether an expansion produced issues)."""
+        reason = serve.fallback_reason(request, issues)
         ranker = self.ranker if reason is None else None
         if reason is None and ranker is None:
             reason = self.ranker_note
@@ -265,7 +266,7 @@ class Searcher:
             expansion = expand(self.llm, request.semantic_text, issues=ExpansionKind.ISSUES in request.expand,
                                provisions=ExpansionKind.PROVISIONS in request.expand)
             expand_ms = round((time.perf_counter() - started) * 1000, 1)
-        ranked, note = self.ranking(request)
+        ranked, note = self.ranking(request, issues=bool(expansion and expansion.issues))
         if ranked is not None:
             return self._ranked_search(request, ranked, started, expansion, expand_ms)
         chunks, fusion, aggregations = self.expanded_chunks(request, expansion.issues if expansion else ())

@@ -28,8 +28,10 @@ Body = dict[str, Any]
 _PASSAGES = 3
 
 
-def fallback_reason(request: SearchRequest) -> str | None:
-    """Why ``request`` runs on the fusion path rather than the learned ranker (None: the ranker takes it)."""
+def fallback_reason(request: SearchRequest, issues: bool | None = None) -> str | None:
+    """Why ``request`` runs on the fusion path rather than the learned ranker (None: the ranker takes it).
+    ``issues`` says whether an issue expansion produced issues (None: unknown yet, the request decides); an
+    expansion that produced none (no LLM, or it failed) leaves the search as if none was asked."""
     if request.ranking is RankingMode.FUSION:
         return "fusion was asked for"
     if request.query is None:
@@ -38,7 +40,7 @@ def fallback_reason(request: SearchRequest) -> str | None:
         return "role mode 'filter' searches only the chosen roles' chunks"
     if request.rerank:
         return "a cross-encoder rerank was asked for"
-    if "issues" in request.expand:
+    if "issues" in request.expand and issues is not False:
         return "issue expansion fuses the LLM's issues on the chunk path"
     if request.search_after is not None:
         return "search_after pages the chunk path's sorted list"

@@ -34,8 +34,11 @@ def test_without_an_llm_everything_falls_back(client: OpenSearch, aliases, encod
     assert asked.expansion.note == "no LLM configured: searched without expansion"
     assert [h.judgment_id for h in asked.hits] == [h.judgment_id for h in plain.hits]
     assert all(h.explanation.method == "extractive" and h.explanation.note is None for h in asked.hits)
-    titles = [p.title for p in asked.provisions]  # provisions retrieved with the query text itself
-    assert len(titles) == 5 and any("dowry" in (t or "").lower() for t in titles[:3])
+    # provisions by the query text mixed with those the top judgments quote (search.ranking.statutes); on the
+    # 18 sample judgments few of the "precedents" are about dowry, so the dowry provision need not lead
+    titles = [p.title for p in asked.provisions]
+    assert len(titles) == 5 and any("dowry" in (t or "").lower() for t in titles)
+    assert asked.ranking.startswith("ranker:") and plain.ranking == asked.ranking  # the expansion did not happen
 
 
 def test_issue_expansion_provisions_and_llm_explanations(client: OpenSearch, aliases, encoder, small_llm,
