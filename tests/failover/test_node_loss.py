@@ -98,18 +98,22 @@ def test_killed_node_ends_the_run_with_a_report_and_the_rerun_resumes(own_node: 
     client.indices.delete(index=f"{layout.prefix}-*")
 
 
+COUNT = 12  # judgments the CLI test indexes
+
+
 def test_cli_report_when_the_node_dies_mid_run(own_node: LocalNode, tmp_path, monkeypatch) -> None:
     """``ratio index`` prints its JSON report and exits 1 (no traceback); the same command then resumes.
 
     The CLI has no hook, so a watcher kills the node once the first commit records are there; a fresh
-    embedding cache and batches of one keep each judgment slow enough (seconds) for the kill to land mid-run.
+    embedding cache, batches of one and twelve judgments keep the run long enough for the kill to land mid-run
+    (the static encoder indexes four judgments in well under a second, so four were not enough under load).
     """
     own_node.start()
     client = connect(ConnectionSettings(own_node.url))
     layout = _layout(client)
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    for path in sorted(JUDGMENTS.glob("*.txt"))[:4]:
+    for path in sorted(JUDGMENTS.glob("*.txt"))[:COUNT]:
         shutil.copy(path, corpus)
     monkeypatch.setenv("RATIO_CACHE", str(tmp_path / "cache"))  # the CLI's embedding cache: this test's own
     args = ["--url", own_node.url, "--prefix", layout.prefix, "index", str(corpus), "--batch-size", "1",
@@ -137,7 +141,7 @@ def test_cli_report_when_the_node_dies_mid_run(own_node: LocalNode, tmp_path, mo
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     report = _json(result.output)
-    assert report["stopped"] and 1 <= report["judgments_indexed"] < 4
+    assert report["stopped"] and 1 <= report["judgments_indexed"] < COUNT
     assert report["failed"] and all(row["reason"].startswith("not written") for row in report["failed"])
 
     own_node.start()
@@ -146,8 +150,8 @@ def test_cli_report_when_the_node_dies_mid_run(own_node: LocalNode, tmp_path, mo
     again = _json(resumed.output)
     assert again["failed"] == [] and again["stopped"] is None
     assert again["judgments_unchanged"] == report["judgments_indexed"]
-    assert again["judgments_indexed"] == 4 - report["judgments_indexed"]
-    assert_consistent(client, layout, judgments=4)
+    assert again["judgments_indexed"] == COUNT - report["judgments_indexed"]
+    assert_consistent(client, layout, judgments=COUNT)
     client.indices.delete(index=f"{layout.prefix}-*")
 
 
