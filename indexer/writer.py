@@ -383,7 +383,8 @@ class IndexWriter:
                 self._retrying(report, "a refresh", lambda: self.client.indices.refresh(index=self._indices()))
         except ClusterUnreachable as exc:
             report.stopped = (f"{report.stopped or exc}; what the counts say was written is there, the items "
-                              "listed as 'not written' and any later input are not: re-run the same command to resume")
+                              "listed as 'not written' got no acknowledgement (one written as the cluster went away "
+                              "may be there) and any later input was not read: re-run the same command to resume")
         report.seconds = time.perf_counter() - started
         return report
 

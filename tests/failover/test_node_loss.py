@@ -125,7 +125,9 @@ def test_cli_report_when_the_node_dies_mid_run(own_node: LocalNode, tmp_path, mo
     def kill_after_first_commits() -> None:  # realtime gets: the writer turns refresh off during a run
         while not stop.is_set():
             docs = client.mget(index=layout.alias("judgments"), body={"ids": ids}, params={"_source": "false"})
-            if any(doc.get("found") for doc in docs["docs"]):
+            # two commit records visible: the first one's acknowledgement has come back (batches are committed in
+            # order), so the report counts at least one; a kill right after the first could beat its answer
+            if sum(bool(doc.get("found")) for doc in docs["docs"]) >= 2:
                 kill_node(own_node)
                 return
             time.sleep(0.1)
@@ -149,8 +151,10 @@ def test_cli_report_when_the_node_dies_mid_run(own_node: LocalNode, tmp_path, mo
     assert resumed.exit_code == 0, resumed.output
     again = _json(resumed.output)
     assert again["failed"] == [] and again["stopped"] is None
-    assert again["judgments_unchanged"] == report["judgments_indexed"]
-    assert again["judgments_indexed"] == COUNT - report["judgments_indexed"]
+    # a commit record written as the node died may be there without its answer having come back: the re-run
+    # finds it unchanged, so count what is there rather than what the first report could confirm
+    assert again["judgments_unchanged"] >= report["judgments_indexed"]
+    assert again["judgments_unchanged"] + again["judgments_indexed"] == COUNT
     assert_consistent(client, layout, judgments=COUNT)
     client.indices.delete(index=f"{layout.prefix}-*")
 
