@@ -347,7 +347,7 @@ class Searcher:
         passages: dict[str, list] = {}
         if ids:
             lines: list[dict[str, Any]] = []
-            for body in serve.passage_requests(request, ids, self.vector(request)):
+            for body in serve.passage_requests(request, ids, ranked.vector):
                 lines += [{"index": self.aliases["chunks"]}, body]
             passages = serve.best_passages(self.client.msearch(body=lines)["responses"])
         marked = self.highlights(request, [c[0] for group in passages.values() for c in group if c[3]])

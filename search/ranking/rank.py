@@ -44,6 +44,7 @@ class Ranking:
     candidates: int
     model: str
     times: Mapping[str, float] = field(default_factory=dict)
+    vector: tuple[float, ...] | None = None  # the query vector it was ranked with (the page's passages reuse it)
 
 
 class Ranker:
@@ -92,4 +93,4 @@ class Ranker:
                                          contrib, matrix.meta.get(doc, {})))
         times["score"] = (time.perf_counter() - started) * 1000
         return Ranking(tuple(ranked), query, len(candidates.ids), self.model.name,
-                       {k: round(v, 1) for k, v in times.items()})
+                       {k: round(v, 1) for k, v in times.items()}, tuple(vector) if vector is not None else None)

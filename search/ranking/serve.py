@@ -19,6 +19,7 @@ from typing import Any
 
 from search.builders import filter_clauses, text_query
 from search.document_query import FULLTEXT_FIELDS
+from search.ranking.bodies import chunk_similarity_body
 from search.request import RankingMode, RoleMode, SearchRequest
 from search.syntax import Clauses, Node, Phrase
 
@@ -78,12 +79,8 @@ def passage_requests(request: SearchRequest, ids: Sequence[str], vector: Sequenc
                "size": _PASSAGES * 20 * max(len(ids), 1), "_source": {"excludes": ["vector"]},
                "track_total_hits": False}
     bodies = [lexical]
-    if vector is not None:
-        script = {"source": "knn_score", "lang": "knn",
-                  "params": {"field": "vector", "query_value": list(vector), "space_type": "cosinesimil"}}
-        bodies.append({"query": {"script_score": {"query": {"bool": {"filter": [where]}}, "script": script}},
-                       "size": len(ids), "collapse": {"field": "judgment_id"},
-                       "_source": {"excludes": ["vector"]}, "track_total_hits": False})
+    if vector is not None:  # the ranker's own similarity body, with the chunk's text kept for display
+        bodies.append({**chunk_similarity_body(vector, ids), "_source": {"excludes": ["vector"]}})
     return bodies
 
 
