@@ -118,6 +118,9 @@ def _searches(client: OpenSearch, cluster: LocalCluster, layout: IndexLayout, la
     expected = client.search(index=layout.alias("chunks"), body=QUERY)["hits"]["total"]["value"]
     assert expected > 0
     searcher = Client(",".join(cluster.urls), prefix=layout.prefix, encoder=labeller.encoder, llm=None)
+    # the first search loads the ranker's model and the citation graph (seconds under load): before the loop, so
+    # a node restarted quickly still sees searches while it is away
+    assert searcher.search("murder conviction appeal").hits
     return SearchLoop(client, searcher, layout, cluster, expected)
 
 
