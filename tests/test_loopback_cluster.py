@@ -134,3 +134,15 @@ def test_a_search_that_failed_only_because_a_node_left_is_told_apart() -> None:
     assert not lost_shards_error(_error())
     assert not lost_shards_error(TransportError(400, "parsing_exception", {"error": {"type": "parsing_exception"}}))
     assert not lost_shards_error(TransportError(500, "N/A", "not json"))
+
+
+def test_an_msearch_item_that_failed_only_because_a_node_left_is_told_apart() -> None:
+    """What the rolling restart saw with the ranked search: one item of the ranker's msearch failed whole
+    (node_not_connected_exception on every shard it asked) while the member stopped; the others answered."""
+    lost = _error(_failure("node_not_connected_exception")).info
+    wrong = _error(_failure("query_shard_exception")).info
+    assert lost_shards({"responses": [_answer(), lost]})
+    assert lost_shards({"responses": [lost, _answer(_failure("node_closed_exception"))]})
+    assert not lost_shards({"responses": [_answer(), wrong]}), "a wrong query is not asked again"
+    assert not lost_shards({"responses": [lost, wrong]})
+    assert not lost_shards({"responses": [_answer(), {"error": {"type": "parsing_exception"}, "status": 400}]})

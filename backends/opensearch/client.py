@@ -55,10 +55,16 @@ class ConnectionSettings:
 
 
 def lost_shards(answer: Any) -> bool:
-    """Whether a search, msearch or count answer lacks shards only because a node left during the request."""
+    """Whether a search, msearch or count answer lacks shards only because a node left during the request (an
+    msearch item may also have failed whole for that reason: every shard of its search lost that way)."""
     answers = answer.get("responses") if isinstance(answer, dict) and "responses" in answer else [answer]
     lost = False
     for item in answers:
+        if isinstance(item, dict) and "error" in item:
+            if not _lost_error(item["error"]):
+                return False
+            lost = True
+            continue
         shards = item.get("_shards") if isinstance(item, dict) else None
         if not shards or not shards.get("failed"):
             continue
@@ -71,7 +77,10 @@ def lost_shards(answer: Any) -> bool:
 
 def lost_shards_error(exc: TransportError) -> bool:
     """Whether a failed search failed only because a node left during it (every shard's failure says so)."""
-    error = exc.info.get("error") if isinstance(exc.info, dict) else None
+    return _lost_error(exc.info.get("error") if isinstance(exc.info, dict) else None)
+
+
+def _lost_error(error: Any) -> bool:
     if not isinstance(error, dict) or error.get("type") != "search_phase_execution_exception":
         return False
     failures = error.get("failed_shards") or []

@@ -214,14 +214,16 @@ class LocalCluster:
                                 f"{timeout:.0f}s (last health: {health}); logs are in {self.home}/node-*/logs")
             time.sleep(0.5)
 
-    def rolling_restart(self, *, timeout: float = 300.0, between: Any = None) -> list[dict[str, Any]]:
+    def rolling_restart(self, *, timeout: float = 300.0, between: Any = None,
+                        while_away: Any = None) -> list[dict[str, Any]]:
         """Restart the members one at a time, the way a cluster is upgraded without downtime.
 
         Before a member stops, replica allocation is limited to primaries (so the cluster does not start
         copying the leaving member's shards elsewhere) and its indices are flushed; after it has rejoined,
-        allocation is restored and the cluster waits for green before the next member. ``between(number)``
-        is called after each member is back. Returns, per member, the seconds it was away and the seconds to
-        green.
+        allocation is restored and the cluster waits for green before the next member. ``while_away(number)``
+        is called once the others see a member gone, before it starts again (a check, or work that must meet
+        its absence); ``between(number)`` after each member is back. Returns, per member, the seconds it was
+        away and the seconds to green.
         """
         spec = self._spec()
         rows = []
@@ -234,6 +236,8 @@ class LocalCluster:
             try:
                 self.stop_node(number)
                 self.wait(spec.nodes - 1, status=("green", "yellow"), timeout=timeout, url=url)
+                if while_away:
+                    while_away(number)
                 self.start_node(number, timeout=timeout)
             finally:  # never leave the cluster unable to place replicas
                 _put_allocation(self._other_url(number), None)

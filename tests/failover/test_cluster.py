@@ -75,7 +75,9 @@ def clean(client: OpenSearch, options, labeller) -> Iterator[tuple[IndexLayout, 
 @dataclass
 class SearchLoop:
     """Searches in a loop on another thread: a raw query whose full answer is known (so a partial answer
-    counts as a failure) and Ratio's own hybrid search, each recording which members were down."""
+    counts as a failure) and Ratio's own hybrid search, each round recording which members were down when it
+    began. ``wait_for_round_without`` lets the one who stops a member wait until a whole round has met its
+    absence, however slow a round is on a loaded machine."""
 
     client: OpenSearch
     searcher: Client
@@ -85,7 +87,9 @@ class SearchLoop:
     failures: list[str] = field(default_factory=list)
     down_during: list[tuple[str, ...]] = field(default_factory=list)
     health: list[tuple[str, int]] = field(default_factory=list)
+    red: list[dict[str, Any]] = field(default_factory=list)  # what was red, each time the cluster said red
     stop: threading.Event = field(default_factory=threading.Event)
+    rounds: threading.Condition = field(default_factory=threading.Condition)
 
     def run(self) -> None:
         while not self.stop.is_set():
@@ -98,11 +102,34 @@ class SearchLoop:
                     self.failures.append("Ratio's search found nothing")
                 health = self.client.cluster.health()
                 self.health.append((health["status"], health["number_of_nodes"]))
+                if health["status"] == "red":
+                    self._note_red()
             except Exception as exc:  # every failure is recorded, whatever its kind, with the cluster's words
                 detail = json.dumps(getattr(exc, "info", None), default=str)[:2000]
                 self.failures.append(f"{type(exc).__name__}: {exc} {detail}")
-            self.down_during.append(down)
+            with self.rounds:
+                self.down_during.append(down)
+                self.rounds.notify_all()
             time.sleep(0.2)
+
+    def _note_red(self) -> None:
+        """Which indices were red and why their shards were unassigned (for the failure message)."""
+        try:
+            indices = self.client.cluster.health(level="indices")["indices"]
+            shards = self.client.cat.shards(format="json", h="index,shard,prirep,state,node,unassigned.reason")
+        except Exception as exc:  # diagnostics only
+            self.red.append({"error": str(exc)})
+            return
+        red = sorted(name for name, row in indices.items() if row["status"] == "red")
+        self.red.append({"indices": red, "shards": [row for row in shards if row["index"] in red]})
+
+    def wait_for_round_without(self, name: str, timeout: float = 240.0) -> None:
+        """Block until a round that began with member ``name`` down has finished."""
+        with self.rounds:
+            begun = len(self.down_during)
+            met = self.rounds.wait_for(lambda: any(name in down for down in self.down_during[begun:])
+                                       or not self.thread.is_alive(), timeout=timeout)
+        assert met, f"no search round ran without {name} within {timeout:.0f}s"
 
     def __enter__(self) -> SearchLoop:
         self.thread = threading.Thread(target=self.run, daemon=True)
@@ -164,7 +191,7 @@ def test_a_data_node_killed_during_a_bulk_load(cluster: LocalCluster, client: Op
     try:
         assert searches.failures == []
         assert sum(victim.node_name in down for down in searches.down_during) >= 3, "searches ran during the outage"
-        assert ("yellow", 2) in searches.health, "the cluster went yellow while the node was gone"
+        assert ("yellow", 2) in searches.health, f"the cluster went yellow while the node was gone: {searches.red}"
         assert snapshot(client, loaded) == expected, "every judgment, chunk and provision, as in the clean run"
     finally:
         client.indices.delete(index=f"{loaded.prefix}-*")
@@ -173,7 +200,10 @@ def test_a_data_node_killed_during_a_bulk_load(cluster: LocalCluster, client: Op
 def test_a_rolling_restart_fails_no_search(cluster: LocalCluster, client: OpenSearch, labeller, clean) -> None:
     clean_layout, expected = clean
     with _searches(client, cluster, clean_layout, labeller) as searches:
-        rows = cluster.rolling_restart()
+        # each member stays away until a whole round of searches has met its absence (a restart can be quicker
+        # than one ranked search under load)
+        rows = cluster.rolling_restart(
+            while_away=lambda number: searches.wait_for_round_without(cluster.member(number).node_name))
     assert [row["node"] for row in rows] == [m.node_name for m in cluster.members()]
     assert searches.failures == []
     for member in cluster.members():
