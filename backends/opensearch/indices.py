@@ -230,7 +230,16 @@ def describe(client: OpenSearch, layout: IndexLayout) -> dict[str, dict[str, Any
             "documents": client.count(index=index)["count"],
             "dimension": vector["dimension"] if vector else None,
             "engine": vector["method"]["engine"] if vector else None,
+            "quantisation": _quantisation(vector),
             "language": meta.get("_meta", {}).get("language"),
             "encoder": meta.get("_meta", {}).get("encoder"),
         }
     return info
+
+
+def _quantisation(vector: dict[str, Any] | None) -> str | None:
+    """The :data:`mappings.QUANTISATIONS` name of a vector field's mapping (None for an index without vectors)."""
+    if not vector:
+        return None
+    encoder = vector.get("method", {}).get("parameters", {}).get("encoder") or {}
+    return encoder.get("name") or "none"

@@ -17,13 +17,14 @@ from ratio.cli.options import apply, encoder_option, json_option
 
 
 def _index_options(client: OpenSearch, engine: str, encoder: str, dimension: int | None, replicas: int | None,
-                   shards: int | None) -> mappings.IndexOptions:
+                   shards: int | None, quantisation: str = "none") -> mappings.IndexOptions:
     """The index options asked for, with shards and replicas not given fitted to the cluster's data nodes."""
     dimension = dimension or encoder_dimension(encoder)
     if dimension is None:
         raise click.ClickException(f"unknown encoder {encoder!r}: pass --dimension")
     try:
-        options = mappings.IndexOptions(dimension=dimension, engine=engine, encoder=encoder)
+        options = mappings.IndexOptions(dimension=dimension, engine=engine, encoder=encoder,
+                                        quantisation=quantisation)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
@@ -43,6 +44,9 @@ index_definition_options = apply(
                  help="Replicas per shard (default: 1 on a cluster of two or more data nodes, else 0)."),
     click.option("--shards", type=click.IntRange(min=1),
                  help="Primary shards per index (default: one per data node)."),
+    click.option("--quantisation", default="none", show_default=True, type=click.Choice(mappings.QUANTISATIONS),
+                 help="Vector storage: sq = the lucene engine's 7-bit scalar quantiser (3.7x less memory per "
+                      "vector, lower k-NN recall; docs/capacity.md)."),
 )
 
 
@@ -56,10 +60,10 @@ def indices() -> None:
 @json_option()
 @click.pass_obj
 def indices_create(ctx: Context, engine: str, encoder: str, dimension: int | None, language: str,
-                   replicas: int | None, shards: int | None, as_json: bool) -> None:
+                   replicas: int | None, shards: int | None, quantisation: str, as_json: bool) -> None:
     """Create the indices behind their aliases and install the search pipelines (idempotent)."""
     client = ctx.client()
-    options = _index_options(client, engine, encoder, dimension, replicas, shards)
+    options = _index_options(client, engine, encoder, dimension, replicas, shards, quantisation)
     try:
         report = os_indices.create_indices(client, ctx.layout, options, language=language)
         pipelines = os_indices.install_pipelines(client)
@@ -81,11 +85,10 @@ def indices_create(ctx: Context, engine: str, encoder: str, dimension: int | Non
 def indices_list(ctx: Context, as_json: bool) -> None:
     """Each alias, the index version behind it and its document count."""
     info = os_indices.describe(ctx.client(), ctx.layout)
-    table = Table("kind", "alias", "index", "documents", "dimension", "engine", "language", "encoder",
-                  title="indices")
+    columns = ("documents", "dimension", "engine", "quantisation", "language", "encoder")
+    table = Table("kind", "alias", "index", *columns, title="indices")
     for kind, row in info.items():
-        table.add_row(kind, row["alias"], str(row["index"]), *(str(row.get(k, "")) for k in
-                      ("documents", "dimension", "engine", "language", "encoder")))
+        table.add_row(kind, row["alias"], str(row["index"]), *(str(row.get(k, "")) for k in columns))
     emit(info, as_json, table)
 
 
@@ -95,10 +98,10 @@ def indices_list(ctx: Context, as_json: bool) -> None:
 @click.option("--delete-old", is_flag=True, help="Delete the previous version after the switch.")
 @click.pass_obj
 def indices_upgrade(ctx: Context, kind: str, engine: str, encoder: str, dimension: int | None, language: str,
-                    replicas: int | None, shards: int | None, delete_old: bool) -> None:
+                    replicas: int | None, shards: int | None, quantisation: str, delete_old: bool) -> None:
     """Rebuild KIND as a new version with the current definitions and switch its alias atomically."""
     client = ctx.client()
-    options = _index_options(client, engine, encoder, dimension, replicas, shards)
+    options = _index_options(client, engine, encoder, dimension, replicas, shards, quantisation)
     try:
         result = os_indices.upgrade_index(client, ctx.layout, kind, options, language=language,
                                           delete_old=delete_old)

@@ -76,7 +76,7 @@ def clean(client: OpenSearch, options, labeller) -> Iterator[tuple[IndexLayout, 
 class SearchLoop:
     """Searches in a loop on another thread: a raw query whose full answer is known (so a partial answer
     counts as a failure) and Ratio's own hybrid search, each round recording which members were down when it
-    began. ``wait_for_round_without`` lets the one who stops a member wait until a whole round has met its
+    began. ``wait_for_rounds_without`` lets the one who stops a member wait until whole rounds have met its
     absence, however slow a round is on a loaded machine."""
 
     client: OpenSearch
@@ -123,13 +123,12 @@ class SearchLoop:
         red = sorted(name for name, row in indices.items() if row["status"] == "red")
         self.red.append({"indices": red, "shards": [row for row in shards if row["index"] in red]})
 
-    def wait_for_round_without(self, name: str, timeout: float = 240.0) -> None:
-        """Block until a round that began with member ``name`` down has finished."""
+    def wait_for_rounds_without(self, name: str, count: int = 1, timeout: float = 240.0) -> None:
+        """Block until ``count`` rounds that began with member ``name`` down have finished."""
         with self.rounds:
-            begun = len(self.down_during)
-            met = self.rounds.wait_for(lambda: any(name in down for down in self.down_during[begun:])
+            met = self.rounds.wait_for(lambda: sum(name in down for down in self.down_during) >= count
                                        or not self.thread.is_alive(), timeout=timeout)
-        assert met, f"no search round ran without {name} within {timeout:.0f}s"
+        assert met, f"fewer than {count} search rounds ran without {name} within {timeout:.0f}s"
 
     def __enter__(self) -> SearchLoop:
         self.thread = threading.Thread(target=self.run, daemon=True)
@@ -184,6 +183,7 @@ def test_a_data_node_killed_during_a_bulk_load(cluster: LocalCluster, client: Op
         # (``timeout`` alone would be taken for the client's own request timeout: give both)
         health = client.cluster.health(wait_for_nodes="2", timeout="60s", request_timeout=90)
         assert health["number_of_nodes"] == 2
+        searches.wait_for_rounds_without(victim.node_name, 3)  # rounds are slow on a loaded machine
         cluster.start_node(victim_number)
         health = client.cluster.health(wait_for_status="green", wait_for_nodes="3", timeout="180s",
                                        request_timeout=200)
@@ -203,7 +203,7 @@ def test_a_rolling_restart_fails_no_search(cluster: LocalCluster, client: OpenSe
         # each member stays away until a whole round of searches has met its absence (a restart can be quicker
         # than one ranked search under load)
         rows = cluster.rolling_restart(
-            while_away=lambda number: searches.wait_for_round_without(cluster.member(number).node_name))
+            while_away=lambda number: searches.wait_for_rounds_without(cluster.member(number).node_name))
     assert [row["node"] for row in rows] == [m.node_name for m in cluster.members()]
     assert searches.failures == []
     for member in cluster.members():

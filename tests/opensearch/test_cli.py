@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 from click.testing import CliRunner
 from opensearchpy import OpenSearch
 
@@ -25,7 +26,8 @@ def test_indices_create_list_and_status(opensearch_settings, client: OpenSearch,
     assert all(report["indices"][kind]["created"] for kind in ("judgments", "chunks", "provisions"))
     listed = json.loads(run(opensearch_settings, "--prefix", layout.prefix, "indices", "list", "--json").output)
     assert listed["chunks"] == {"alias": f"{layout.prefix}-chunks", "index": f"{layout.prefix}-chunks-v1",
-                                "documents": 0, "dimension": 256, "engine": "lucene", "language": "en",
+                                "documents": 0, "dimension": 256, "engine": "lucene", "quantisation": "none",
+                                "language": "en",
                                 "encoder": INDEX_ENCODER}  # the static encoder: what ratio index uses by default
     status = run(opensearch_settings, "--prefix", layout.prefix, "status", "--json")
     assert status.exit_code == 0
@@ -41,6 +43,31 @@ def test_upgrade_from_the_cli(opensearch_settings, layout: IndexLayout) -> None:
     result = run(opensearch_settings, "--prefix", layout.prefix, "indices", "upgrade", "provisions")
     assert result.exit_code == 0, result.output
     assert f"{layout.prefix}-provisions-v1 -> {layout.prefix}-provisions-v2 (0 documents)" in result.output
+
+
+def test_quantised_vectors_are_an_index_option(opensearch_settings, client: OpenSearch, layout: IndexLayout) -> None:
+    """``--quantisation sq`` puts lucene's scalar quantiser in the chunks' HNSW method; k-NN still finds the
+    vector it was given (the quantiser is lossy, but a vector is its own nearest neighbour)."""
+    result = run(opensearch_settings, "--prefix", layout.prefix, "indices", "create", "--quantisation", "sq", "--json")
+    assert result.exit_code == 0, result.output
+    listed = json.loads(run(opensearch_settings, "--prefix", layout.prefix, "indices", "list", "--json").output)
+    assert {kind: row["quantisation"] for kind, row in listed.items() if kind in ("judgments", "chunks")} == {
+        "judgments": "sq", "chunks": "sq"}
+    index = listed["chunks"]["index"]
+    mapping = client.indices.get_mapping(index=index)[index]["mappings"]["properties"]["vector"]
+    assert mapping["method"]["parameters"]["encoder"]["name"] == "sq"
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(20, 256))
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    for i, vector in enumerate(vectors):
+        client.index(index=index, id=f"q{i}", body={"vector": vector.tolist()})
+    client.indices.refresh(index=index)
+    hits = client.search(index=index, body={"size": 1, "query": {"knn": {"vector": {"vector": vectors[11].tolist(),
+                                                                               "k": 5}}}})["hits"]["hits"]
+    assert hits[0]["_id"] == "q11"
+    result = CliRunner().invoke(cli, ["--url", opensearch_settings.url, "--prefix", layout.prefix, "indices",
+                                      "create", "--quantisation", "sq", "--engine", "faiss"])
+    assert result.exit_code == 1 and "lucene engine's scalar quantiser" in result.output
 
 
 def test_bad_options_fail_with_a_message(opensearch_settings, layout: IndexLayout) -> None:
