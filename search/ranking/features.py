@@ -41,7 +41,8 @@ __all__ = ["FEATURES", "GROUPS", "Candidates", "FeatureMatrix", "FeatureSettings
            "role_groups"]
 
 Body = dict[str, Any]
-_META_FIELDS = "year,cited_provisions,cited_judgments,citations,n_sentences"
+_META_LISTS = ("cited_provisions", "cited_judgments", "citations")
+_META_VALUES = ("year", "n_sentences")
 
 
 @dataclass(frozen=True)
@@ -114,12 +115,22 @@ class FeatureMatrix:
         return self.values[:, FEATURES.index(name)]
 
 
-def _hits(response: Mapping[str, Any], key: str = "_id") -> dict[str, float]:
+def _hits(response: Mapping[str, Any]) -> dict[str, float]:
+    """Judgment id -> score of the hits (judgments or chunks, read from the ``judgment_id`` doc value)."""
     out: dict[str, float] = {}
     for hit in response["hits"]["hits"]:
-        doc = hit["_source"]["judgment_id"] if key == "judgment_id" else hit["_id"]
-        out.setdefault(doc, float(hit["_score"] or 0.0))
+        out.setdefault(hit["fields"]["judgment_id"][0], float(hit["_score"] or 0.0))
     return out
+
+
+def _metadata(response: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    meta = {}
+    for hit in response["hits"]["hits"]:
+        fields = hit.get("fields") or {}
+        row: dict[str, Any] = {name: fields[name] for name in _META_LISTS if name in fields}
+        row.update({name: fields[name][0] for name in _META_VALUES if fields.get(name)})
+        meta[fields["judgment_id"][0]] = row
+    return meta
 
 
 def _msearch(client: OpenSearch, requests: Sequence[tuple[str, Body]]) -> list[dict[str, Any]]:
@@ -131,7 +142,7 @@ def _msearch(client: OpenSearch, requests: Sequence[tuple[str, Body]]) -> list[d
     responses = client.msearch(body=lines)["responses"]
     for (index, _), response in zip(requests, responses, strict=True):
         if "error" in response:
-            raise RankingError(f"a ranking request on {index} failed: {_cause(response['error'])}")
+            raise RankingError(f"a ranking request on {index} failed: {_cause(response['error'])}", response)
     return responses
 
 
@@ -153,7 +164,12 @@ def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
 
 
 class RankingError(RuntimeError):
-    """A ranking request failed on the cluster; the message carries OpenSearch's innermost reason."""
+    """A ranking request failed on the cluster; the message carries OpenSearch's innermost reason, ``info`` the
+    cluster's whole answer for that request."""
+
+    def __init__(self, message: str, info: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.info = info
 
 
 class Features:
@@ -233,15 +249,15 @@ class Features:
         ids = candidates.ids
         if not ids:
             return FeatureMatrix((), np.zeros((0, len(FEATURES)), dtype=np.float32), {})
-        responses = _msearch(self.client, self._requests(profile, ids, vector, filters))
-        meta_docs = self.client.mget(index=self.aliases["judgments"], body={"ids": list(ids)},
-                                     params={"_source_includes": _META_FIELDS})["docs"]
-        meta = {d["_id"]: d.get("_source") or {} for d in meta_docs if d.get("found")}
+        requests = self._requests(profile, ids, vector, filters)
+        requests.append((self.aliases["judgments"], bodies.metadata_body(ids, (*_META_LISTS, *_META_VALUES))))
+        *responses, metadata = _msearch(self.client, requests)
+        meta = _metadata(metadata)
         columns: dict[str, np.ndarray] = {}
         n = len(ids)
 
-        def scores(response: Mapping[str, Any], key: str = "_id") -> np.ndarray:
-            found = _hits(response, key)
+        def scores(response: Mapping[str, Any]) -> np.ndarray:
+            found = _hits(response)
             return np.array([found.get(d, 0.0) for d in ids], dtype=np.float64)
 
         def norm(values: np.ndarray) -> np.ndarray:
@@ -258,14 +274,14 @@ class Features:
         long_ranks = _ranks(candidates.long)
         columns["rank_long"] = np.array([math.log(long_ranks[d]) if d in long_ranks else np.nan for d in ids])
         columns.update(_context_columns(candidates, ids))
-        columns["role_any_norm"] = norm(scores(next(it), "judgment_id"))
+        columns["role_any_norm"] = norm(scores(next(it)))
         for group in _ROLE_GROUPS:
-            columns[f"role_{group}_norm"] = norm(scores(next(it), "judgment_id"))
+            columns[f"role_{group}_norm"] = norm(scores(next(it)))
         if vector is not None:
             columns["sim_judgment"] = scores(next(it))
-            columns["sim_chunk"] = scores(next(it), "judgment_id")
+            columns["sim_chunk"] = scores(next(it))
             for group in _SIM_GROUPS:
-                sim = scores(next(it), "judgment_id")
+                sim = scores(next(it))
                 columns[f"sim_{group}"] = np.where(sim > 0, sim, np.nan)
         else:
             for name in ("sim_judgment", "sim_chunk", *(f"sim_{g}" for g in _SIM_GROUPS)):

@@ -75,12 +75,17 @@ def passage_requests(request: SearchRequest, ids: Sequence[str], vector: Sequenc
     """Two chunk searches for the page's judgments: the chunks matching the query's words (best first) and,
     when a vector is given, each judgment's chunk most similar to it."""
     where = {"terms": {"judgment_id": list(ids)}}
+    shown = {"excludes": ["vector"]}
+    # one group per judgment, its best matching chunks inside: only the shown chunks' texts are read
     lexical = {"query": {"bool": {"must": [text_query(request.query)], "filter": [where]}},
-               "size": _PASSAGES * 20 * max(len(ids), 1), "_source": {"excludes": ["vector"]},
-               "track_total_hits": False}
+               "size": max(len(ids), 1), "_source": False, "track_total_hits": False,
+               "collapse": {"field": "judgment_id",
+                            "inner_hits": {"name": "passages", "size": _PASSAGES, "_source": shown}}}
     bodies = [lexical]
     if vector is not None:  # the ranker's own similarity body, with the chunk's text kept for display
-        bodies.append({**chunk_similarity_body(vector, ids), "_source": {"excludes": ["vector"]}})
+        similar = {**chunk_similarity_body(vector, ids), "_source": shown}
+        similar.pop("stored_fields")
+        bodies.append(similar)
     return bodies
 
 
@@ -88,10 +93,10 @@ def best_passages(responses: Sequence[Mapping[str, Any]]) -> dict[str, list[tupl
     """Per judgment, up to three ``(chunk_id, score, source, by_words)``: matching chunks first; a judgment with
     none gets its most similar chunk (``by_words`` False)."""
     found: dict[str, list[tuple[str, float, dict[str, Any], bool]]] = {}
-    for hit in responses[0]["hits"]["hits"]:
-        group = found.setdefault(hit["_source"]["judgment_id"], [])
-        if len(group) < _PASSAGES:
-            group.append((hit["_id"], float(hit["_score"] or 0.0), hit["_source"], True))
+    for group in responses[0]["hits"]["hits"]:
+        inner = group["inner_hits"]["passages"]["hits"]["hits"]
+        found[group["fields"]["judgment_id"][0]] = [(hit["_id"], float(hit["_score"] or 0.0), hit["_source"], True)
+                                                    for hit in inner[:_PASSAGES]]
     for response in responses[1:]:
         for hit in response["hits"]["hits"]:
             found.setdefault(hit["_source"]["judgment_id"], [(hit["_id"], float(hit["_score"] or 0.0),
