@@ -13,6 +13,12 @@ request that broke half-way is resumed with the actions that got no answer (writ
 document has a fixed id). When that time is spent the run stops and still returns its report: what was
 written, which judgments of the batches in flight were not, and ``stopped`` saying why. Re-running the same
 command resumes, since written judgments are skipped by their stored hash.
+
+One bad item never fails another. An id OpenSearch would refuse (over 512 bytes, empty) fails its item
+before anything is sent, and a bulk request the cluster refuses as a whole (400, 413) is split in halves until
+the item it cannot take is alone: that item fails with the cluster's reason, the others are written. An id
+claimed twice in a run, or held in the index by another source file, fails the later item with a reason naming
+the holder (:mod:`indexer.identity`), so the report's counts are what the index holds.
 """
 
 from __future__ import annotations
@@ -31,8 +37,9 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import TransportError
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential, wait_random
 
-from indexer.document import Judgment, LoadError, Provision
+from indexer.document import Judgment, LoadError, Provision, id_problem
 from indexer.documents import chunk_documents, judgment_document, provision_document
+from indexer.identity import RunIds, conflict_reason, same_source
 from indexer.pipeline import Pipeline, ProcessedJudgment, StageTimes
 
 
@@ -103,6 +110,7 @@ class BulkSettings:
 
 
 RETRY_STATUSES = (502, 503, 504)
+SPLIT_STATUSES = (400, 413)  # a bulk request refused whole: one of its items (or its size) is the cause
 
 
 class ClusterUnreachable(RuntimeError):
@@ -122,8 +130,10 @@ class IndexWriter:
     """Writes judgments to the ``judgments`` and ``chunks`` aliases and provisions to ``provisions``."""
 
     def __init__(self, client: OpenSearch, aliases: dict[str, str], pipeline: Pipeline, *,
-                 batch_size: int = 16, bulk: BulkSettings | None = None, progress: Progress | None = None):
+                 batch_size: int = 16, bulk: BulkSettings | None = None, progress: Progress | None = None,
+                 replace: bool = False):
         self.client = client
+        self.replace = replace  # a judgment from another file may replace the stored one of its id
         self.aliases = aliases
         self.pipeline = pipeline
         self.batch_size = batch_size
@@ -161,23 +171,33 @@ class IndexWriter:
 
         A request that fails for want of a cluster is resumed with the actions not yet answered, so
         ``results`` keeps what was answered even when :class:`ClusterUnreachable` ends the attempts. A request
-        the cluster refuses outright (say 413) fails each of its unanswered actions with that reason.
+        the cluster refuses outright (400: an item fails validation; 413: too large) is sent again in halves
+        until the culprit is alone, which then fails with that reason; any other refusal fails each unanswered
+        action of the request with its reason.
         """
         answered: set[str] = set()
 
-        def attempt() -> None:
-            remaining = [a for a in actions if a["_id"] not in answered]
+        def send(batch: list[dict[str, Any]]) -> None:
             try:
-                for ok, item in self._stream(remaining):
+                for ok, item in self._stream(batch):
                     results.append((ok, item))
                     answered.add(str(next(iter(item.values())).get("_id")))
             except TransportError as exc:
                 if _transient(exc):
                     raise
-                for action in remaining:
-                    if action["_id"] not in answered:
-                        results.append((False, {action["_op_type"]: {
-                            "_id": action["_id"], "status": exc.status_code, "error": _short(exc)}}))
+                left = [a for a in batch if a["_id"] not in answered]
+                if len(left) > 1 and exc.status_code in SPLIT_STATUSES:
+                    half = len(left) // 2
+                    send(left[:half])
+                    send(left[half:])
+                    return
+                for action in left:
+                    answered.add(str(action["_id"]))
+                    results.append((False, {action["_op_type"]: {
+                        "_id": action["_id"], "status": exc.status_code, "error": _short(exc)}}))
+
+        def attempt() -> None:
+            send([a for a in actions if a["_id"] not in answered])
 
         if actions:
             self._retrying(report, "a bulk write", attempt)
@@ -214,17 +234,27 @@ class IndexWriter:
         argument is the processed judgments)."""
         try:
             stored = self._stored(self.aliases["judgments"], [j.judgment_id for j in batch],
-                                  ["content_hash", "n_chunks"], report)
+                                  ["content_hash", "n_chunks", "source_path"], report)
         except ClusterUnreachable as exc:
             _not_written([j.source_path or j.judgment_id for j in batch], exc, report)
             raise
         todo = []
         for judgment in batch:
             old = stored.get(judgment.judgment_id)
+            item = judgment.source_path or judgment.judgment_id
+            owner = str(old.get("source_path") or "") if old else ""
+            mine = same_source(owner, judgment.source_path)
             if old and old.get("content_hash") == self.pipeline.hash_of(judgment):
                 report.judgments_unchanged += 1
+                if not mine:
+                    report.warnings.append((item, f"the same judgment is already indexed from {owner}; left as it is"))
+                self.progress("judgment", 1)
+            elif old and not mine and not self.replace:
+                report.failed.append((item, conflict_reason(judgment.judgment_id, owner)))
                 self.progress("judgment", 1)
             else:
+                if old and not mine:
+                    report.warnings.append((item, f"replaced {judgment.judgment_id!r}, indexed from {owner}"))
                 todo.append(judgment)
         processed = self._process(todo, report) if todo else []
         if not processed:
@@ -414,6 +444,16 @@ class IndexWriter:
             if commit is not None:
                 pending = bulk.submit(commit)
 
+        ids = RunIds()
+
+        def refused(kind: str, item_id: str, item: str) -> bool:
+            """Whether the item fails before any work: an id the cluster would refuse, or one already claimed."""
+            reason = id_problem(item_id) or ids.claim(kind, item_id, item)
+            if reason is not None:
+                report.failed.append((item, reason))
+                self.progress("error", 1)
+            return reason is not None
+
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratio-bulk") as bulk:
             try:
                 judgments: list[Judgment] = []
@@ -428,11 +468,15 @@ class IndexWriter:
                         report.failed.append((item.item, item.reason))
                         self.progress("error", 1)
                     elif isinstance(item, Provision):
+                        if refused("provision", item.provision_id, item.source_path or item.provision_id):
+                            continue
                         provisions.append(item)
                         if len(provisions) >= 64:
                             self._write_provisions(provisions, report)
                             provisions = []
                     else:
+                        if refused("judgment", item.judgment_id, item.source_path or item.judgment_id):
+                            continue
                         report.warnings.extend((item.source_path or item.judgment_id, w) for w in item.warnings)
                         judgments.append(item)
                         if len(judgments) >= self.batch_size:

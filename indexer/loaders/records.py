@@ -36,7 +36,7 @@ import zlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from indexer.document import Judgment, LoadError, judgment_id_for
+from indexer.document import Judgment, LoadError, id_problem, judgment_id_for
 from indexer.loaders._common import LoadOptions, build_judgment, decode_text, is_gzip, read_bounded
 from indexer.metadata import parse_date
 
@@ -118,8 +118,12 @@ def record_to_judgment(
         return LoadError(item, str(exc))
     if isinstance(record.get("source"), str):
         source = str(record["source"])
+    judgment_id = judgment_id_for(None, record_id, options.id_prefix)
+    problem = id_problem(judgment_id)
+    if problem is not None:  # refused here, alone: sent to the cluster it would fail its whole bulk request
+        return LoadError(item, problem)
     return build_judgment(
-        judgment_id_for(None, record_id, options.id_prefix),
+        judgment_id,
         text.replace("\r\n", "\n"),
         source,
         options,
