@@ -158,10 +158,16 @@ class Judgment:
     language: str = "en"
     extra: Mapping[str, object] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    source_item: str | None = None  # one record of a multi-record file, as LoadError names it (a.jsonl#line 7)
 
     def __post_init__(self) -> None:
         # A frozen dataclass with a plain dict would still be mutable through that dict.
         object.__setattr__(self, "extra", _frozen_mapping(self.extra))
+
+    @property
+    def item(self) -> str:
+        """How a report names this judgment: its record, else its file, else its id."""
+        return self.source_item or self.source_path or self.judgment_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -221,7 +221,7 @@ class IndexWriter:
                 try:
                     processed.extend(self.pipeline.process_many([judgment]))
                 except Exception as exc:
-                    report.failed.append((judgment.source_path or judgment.judgment_id,
+                    report.failed.append((judgment.item,
                                           f"processing failed: {type(exc).__name__}: {exc}"))
                     self.progress("judgment", 1)
         for p in processed:
@@ -236,12 +236,12 @@ class IndexWriter:
             stored = self._stored(self.aliases["judgments"], [j.judgment_id for j in batch],
                                   ["content_hash", "n_chunks", "source_path"], report)
         except ClusterUnreachable as exc:
-            _not_written([j.source_path or j.judgment_id for j in batch], exc, report)
+            _not_written([j.item for j in batch], exc, report)
             raise
         todo = []
         for judgment in batch:
             old = stored.get(judgment.judgment_id)
-            item = judgment.source_path or judgment.judgment_id
+            item = judgment.item
             owner = str(old.get("source_path") or "") if old else ""
             mine = same_source(owner, judgment.source_path)
             if old and old.get("content_hash") == self.pipeline.hash_of(judgment):
@@ -281,10 +281,10 @@ class IndexWriter:
                 report.chunks_indexed += len(p.chunks)
                 report.sentences += len(p.sentences)
             else:
-                report.failed.append((p.judgment.source_path or p.judgment.judgment_id,
+                report.failed.append((p.judgment.item,
                                       f"judgment rejected: {_reason(result)}"))
         if unreachable:  # no answer for these commit records: not written (their chunks may be)
-            _not_written([p.judgment.source_path or p.judgment.judgment_id for p in written.values()], unreachable,
+            _not_written([p.judgment.item for p in written.values()], unreachable,
                          report)
             report.stopped = str(unreachable)
         report.progress = len(processed)
@@ -323,7 +323,7 @@ class IndexWriter:
         for p in processed:
             jid = p.judgment.judgment_id
             if jid in failed_chunks:
-                report.failed.append((p.judgment.source_path or jid, f"chunk rejected: {failed_chunks[jid]}"))
+                report.failed.append((p.judgment.item, f"chunk rejected: {failed_chunks[jid]}"))
                 continue
             judgment_actions.append({"_op_type": "index", "_index": self.aliases["judgments"], "_id": jid,
                                      "_source": judgment_document(p)})
@@ -438,7 +438,7 @@ class IndexWriter:
                 settle()
             except ClusterUnreachable as exc:
                 if commit is not None:  # processed, never sent
-                    _not_written([p.judgment.source_path or p.judgment.judgment_id for p in commit.args[0]], exc,
+                    _not_written([p.judgment.item for p in commit.args[0]], exc,
                                  report)
                 raise
             if commit is not None:
@@ -475,9 +475,9 @@ class IndexWriter:
                             self._write_provisions(provisions, report)
                             provisions = []
                     else:
-                        if refused("judgment", item.judgment_id, item.source_path or item.judgment_id):
+                        if refused("judgment", item.judgment_id, item.item):
                             continue
-                        report.warnings.extend((item.source_path or item.judgment_id, w) for w in item.warnings)
+                        report.warnings.extend((item.item, w) for w in item.warnings)
                         judgments.append(item)
                         if len(judgments) >= self.batch_size:
                             batch, judgments = judgments, []

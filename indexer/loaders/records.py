@@ -44,6 +44,7 @@ __all__ = ["load_json", "load_jsonl", "record_to_judgment"]
 
 _STRING_FIELDS = ("title", "court", "case_number", "status", "language")
 _LIST_FIELDS = ("parties", "judges", "citations")
+_TOO_DEEP = "invalid JSON: nested too deeply to read (thousands of levels of arrays or objects)"
 _KNOWN = frozenset({"id", "text", "date", "source", "data", "meta", "annotations", *_STRING_FIELDS, *_LIST_FIELDS})
 
 
@@ -118,6 +119,8 @@ def record_to_judgment(
         return LoadError(item, str(exc))
     if isinstance(record.get("source"), str):
         source = str(record["source"])
+    if item != str(path):
+        fields["source_item"] = item
     judgment_id = judgment_id_for(None, record_id, options.id_prefix)
     problem = id_problem(judgment_id)
     if problem is not None:  # refused here, alone: sent to the cluster it would fail its whole bulk request
@@ -165,6 +168,9 @@ def load_jsonl(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadErro
                 except json.JSONDecodeError as exc:
                     yield LoadError(item, f"invalid JSON at line {number}, column {exc.colno}: {exc.msg}")
                     continue
+                except RecursionError:
+                    yield LoadError(item, _TOO_DEEP)
+                    continue
                 yield record_to_judgment(record, item, path, options, "jsonl")
     except (OSError, EOFError, zlib.error) as exc:
         yield LoadError(str(path), f"cannot read file: {exc}")
@@ -187,6 +193,9 @@ def load_json(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadError
         value = json.loads(decoded[0])
     except json.JSONDecodeError as exc:
         yield LoadError(str(path), f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
+        return
+    except RecursionError:
+        yield LoadError(str(path), _TOO_DEEP)
         return
     if isinstance(value, list):
         for position, record in enumerate(value):
