@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -110,6 +111,7 @@ class BulkSettings:
 
 
 RETRY_STATUSES = (502, 503, 504)
+_LONG_TOKEN = re.compile(r"\S{61,}")
 SPLIT_STATUSES = (400, 413)  # a bulk request refused whole: one of its items (or its size) is the cause
 
 
@@ -524,11 +526,18 @@ def _not_written(items: list[str], exc: ClusterUnreachable, report: IndexReport)
 
 def _short(exc: TransportError) -> str:
     """The gist of a transport error: the operating system's words for a connection error ("[Errno 111]
-    Connection refused") rather than urllib3's nested repr, and at most 200 characters."""
-    text = str(exc.error if isinstance(exc.error, str) else exc)
+    Connection refused") rather than urllib3's nested repr, the cluster's type and reason for a refusal, each
+    long unbroken token (a 600-byte id) cut to its start, and at most 200 characters."""
+    info = exc.info if isinstance(exc.info, dict) else {}
+    error = info.get("error")
+    if isinstance(error, dict) and error.get("reason"):
+        text = f"{error.get('type')}: {error.get('reason')}"
+    else:
+        text = str(exc.error if isinstance(exc.error, str) else exc)
     errno = text.find("[Errno ")
     if errno >= 0:
         text = text[errno:].split("'")[0].split(")")[0]
+    text = _LONG_TOKEN.sub(lambda match: match.group()[:40] + "...", text)
     return text if len(text) <= 200 else text[:200] + "..."
 
 
