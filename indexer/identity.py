@@ -67,5 +67,5 @@ class RunIds:
             self._owners[(kind, item_id)] = item
             return None
         where = "an earlier record of the same file" if owner == item else owner
-        return (f"id {item_id!r} is also the id of {where}, indexed in this run: rename one, or index them under "
+        return (f"id {item_id!r} is also the id of {where}, read earlier in this run: rename one, or index them under "
                 "different --id-prefix values")

@@ -101,7 +101,7 @@ def test_collisions_within_a_run_name_both_files(client: OpenSearch, aliases: di
     report = run(writer(client, aliases, labeller), tmp_path)
 
     assert [(Path(item).relative_to(tmp_path).as_posix(), reason) for item, reason in report.failed] == [
-        ("b/X1.txt", f"id 'X1' is also the id of {tmp_path / 'a' / 'X1.txt'}, indexed in this run: rename one, or "
+        ("b/X1.txt", f"id 'X1' is also the id of {tmp_path / 'a' / 'X1.txt'}, read earlier in this run: rename one, or "
                      "index them under different --id-prefix values")]
     assert stored_ids(client, aliases["judgments"]) == {"X1", "判决一", "判决二"}
     assert report.judgments_indexed == 3 == client.count(index=aliases["judgments"])["count"]
