@@ -20,14 +20,21 @@ between judgments are keyed on it. The rule, applied by :func:`judgment_id_for`:
 3. With a source prefix (for example ``"aila"``), the id becomes ``"<prefix>:<id>"``, so that two corpora
    whose files share a stem (``C1`` in two collections) do not collide in one index.
 
-Characters outside ``[A-Za-z0-9_.:-]`` are replaced by ``_`` so that the id is safe in a URL path and as an
-OpenSearch ``_id``.
+The id is Unicode-normalised (NFC, so a name typed on macOS and on Linux gives one id). Letters, marks and
+digits of any script are kept, so ``判决一.txt`` and ``判决二.txt`` give the distinct ids ``判决一`` and ``判决二``;
+every run of other characters (spaces, slashes, punctuation but ``_.:-``) becomes one ``_``. An id is at most
+:data:`MAX_ID_BYTES` bytes of UTF-8 (OpenSearch refuses an ``_id`` over 512 bytes, and a chunk's id adds
+``:<ordinal>``); :func:`id_problem` says what is wrong with one, and the loaders turn that into a LoadError.
+
+Two sources may still give one id (``a/X1.txt`` and ``b/X1.txt``, ``a b.txt`` and ``a_b.txt``): the writer
+refuses the second within a run, and a judgment already in the index from another source file is never
+replaced unless asked (see :mod:`indexer.identity`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,18 +44,53 @@ from legal.citations import Citation
 from legal.sentences import Sentence
 
 __all__ = [
+    "MAX_ID_BYTES",
     "Chunk",
     "Judgment",
     "LoadError",
     "Provision",
     "Sentence",
     "Summary",
+    "id_problem",
     "judgment_id_for",
+    "safe_id",
     "strip_suffixes",
 ]
 
 _KNOWN_SUFFIXES = (".gz", ".txt", ".json", ".jsonl", ".ndjson", ".pdf", ".html", ".htm", ".xhtml")
-_UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9_.:-]+")
+_ID_PUNCTUATION = frozenset("_.:-")
+MAX_ID_BYTES = 500
+
+
+def _id_char(ch: str) -> bool:
+    """Kept in an id: ASCII letters and digits, ``_.:-``, and letters, marks and digits of other scripts."""
+    if ch.isascii():
+        return ch.isalnum() or ch in _ID_PUNCTUATION
+    return unicodedata.category(ch)[0] in "LMN"
+
+
+def safe_id(text: str) -> str:
+    """``text`` NFC-normalised, each run of characters an id may not hold replaced by one ``_``."""
+    out: list[str] = []
+    replacing = False  # inside a run of replaced characters (an ``_`` of the name itself stays as it is)
+    for ch in unicodedata.normalize("NFC", text):
+        if _id_char(ch):
+            out.append(ch)
+            replacing = False
+        elif not replacing:
+            out.append("_")
+            replacing = True
+    return "".join(out)
+
+
+def id_problem(judgment_id: str) -> str | None:
+    """Why ``judgment_id`` cannot be an id (empty, or over :data:`MAX_ID_BYTES`), or None when it can."""
+    if not judgment_id.strip():
+        return "the id is empty"
+    size = len(judgment_id.encode("utf-8"))
+    if size > MAX_ID_BYTES:
+        return f"the id is {size} bytes long, over the limit of {MAX_ID_BYTES} bytes ({judgment_id[:40]!r}...)"
+    return None
 
 
 def strip_suffixes(name: str) -> str:
@@ -78,7 +120,7 @@ def judgment_id_for(path: str | Path | None, record_id: object = None, prefix: s
         base = strip_suffixes(Path(path).name)
     else:
         raise ValueError("a judgment id needs either a record id or a path")
-    base = _UNSAFE_ID_CHARS.sub("_", base)
+    base = safe_id(base)
     return f"{prefix}:{base}" if prefix else base
 
 
@@ -116,10 +158,16 @@ class Judgment:
     language: str = "en"
     extra: Mapping[str, object] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    source_item: str | None = None  # one record of a multi-record file, as LoadError names it (a.jsonl#line 7)
 
     def __post_init__(self) -> None:
         # A frozen dataclass with a plain dict would still be mutable through that dict.
         object.__setattr__(self, "extra", _frozen_mapping(self.extra))
+
+    @property
+    def item(self) -> str:
+        """How a report names this judgment: its record, else its file, else its id."""
+        return self.source_item or self.source_path or self.judgment_id
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ import numpy as np
 
 from indexer.chunker import chunk_document
 from indexer.document import Judgment, Provision
+from indexer.identity import source_key
 from indexer.pipeline import ProcessedJudgment, role_counts
 from indexer.summary import summary_document
 
@@ -42,7 +43,7 @@ def judgment_document(processed: ProcessedJudgment, now: dt.datetime | None = No
     doc: dict[str, Any] = {
         "judgment_id": j.judgment_id,
         "source": j.source,
-        "source_path": j.source_path,
+        "source_path": source_key(j.source_path),  # absolute: which file owns the id (indexer.identity)
         "content_hash": processed.content_hash,
         "title": j.title,
         "parties": list(j.parties),

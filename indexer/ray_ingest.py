@@ -126,14 +126,15 @@ class BlockIndexer:
     """One actor of the pool: builds the pipeline once, then indexes each block it is given."""
 
     def __init__(self, make_pipeline: PipelineFactory, connection: ConnectionSettings, aliases: dict[str, str],
-                 batch_size: int, bulk: BulkSettings) -> None:
+                 batch_size: int, bulk: BulkSettings, replace_stored: bool = False) -> None:
         import ray
 
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
         gpus = ray.get_gpu_ids()
         if gpus:
             self.worker += f" gpu {','.join(str(g) for g in gpus)}"
-        self.writer = IndexWriter(connect(connection), aliases, make_pipeline(), batch_size=batch_size, bulk=bulk)
+        self.writer = IndexWriter(connect(connection), aliases, make_pipeline(), batch_size=batch_size, bulk=bulk,
+                                  replace=replace_stored)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         items = [pickle.loads(blob) for blob in batch["item"]]
@@ -168,8 +169,13 @@ def _files(paths: Iterable[str], report: IndexReport) -> list[dict[str, Any]]:
 
 def run_on_ray(paths: Iterable[str], *, make_pipeline: PipelineFactory, connection: ConnectionSettings,
                aliases: dict[str, str], settings: RaySettings, load_options: LoadOptions | None = None,
-               bulk: BulkSettings | None = None, progress: Progress | None = None) -> RayIndexReport:
+               bulk: BulkSettings | None = None, progress: Progress | None = None,
+               replace_stored: bool = False) -> RayIndexReport:
     """Index ``paths`` as a Ray Data job; never raises for a bad item (see :meth:`IndexWriter.run`).
+
+    Ids are checked as on one machine, per block: an id claimed twice within a block fails the later item, and a
+    judgment held in the index by another file is not replaced (unless ``replace_stored``). Two blocks that write one id
+    at the same moment are not caught: each finds the id free.
 
     Connects to (or starts) Ray unless this process already has it, and shuts down only what it started. A
     block whose cluster stopped answering ends the job early with ``stopped`` set, as on one machine;
@@ -188,7 +194,8 @@ def run_on_ray(paths: Iterable[str], *, make_pipeline: PipelineFactory, connecti
     try:
         address = ray.get_runtime_context().gcs_address
         _check_room(settings, float(ray.cluster_resources().get("CPU", 0.0)))
-        total, workers = _drive(paths, make_pipeline, connection, aliases, settings, load_options, bulk, progress)
+        total, workers = _drive(paths, make_pipeline, connection, aliases, settings, load_options, bulk, progress,
+                                replace_stored)
     finally:
         if started_here:
             ray.shutdown()
@@ -207,7 +214,7 @@ def _check_room(settings: RaySettings, cpus: float) -> None:
 
 def _drive(paths: Iterable[str], make_pipeline: PipelineFactory, connection: ConnectionSettings,
            aliases: dict[str, str], settings: RaySettings, load_options: LoadOptions | None, bulk: BulkSettings,
-           progress: Progress) -> tuple[IndexReport, dict[str, WorkerThroughput]]:
+           progress: Progress, replace_stored: bool = False) -> tuple[IndexReport, dict[str, WorkerThroughput]]:
     """Refresh paused, the job's blocks summed as they finish, refresh restored; stops at a stopped block."""
     total = IndexReport()
     workers: dict[str, WorkerThroughput] = {}
@@ -216,7 +223,8 @@ def _drive(paths: Iterable[str], make_pipeline: PipelineFactory, connection: Con
     before = pause_refresh(client, written_indices(aliases)) if bulk.refresh_off else {}
     try:
         rows = _files(paths, total)
-        for row in _dataset(rows, make_pipeline, connection, aliases, settings, load_options, bulk) if rows else ():
+        for row in _dataset(rows, make_pipeline, connection, aliases, settings, load_options, bulk,
+                            replace_stored) if rows else ():
             block: IndexReport = pickle.loads(row["report"])
             total.add(block)
             _count(workers, str(row["worker"]), block)
@@ -235,7 +243,7 @@ def _drive(paths: Iterable[str], make_pipeline: PipelineFactory, connection: Con
 
 def _dataset(rows: list[dict[str, Any]], make_pipeline: PipelineFactory, connection: ConnectionSettings,
              aliases: dict[str, str], settings: RaySettings, load_options: LoadOptions | None,
-             bulk: BulkSettings) -> Iterator[dict[str, Any]]:
+             bulk: BulkSettings, replace_stored: bool = False) -> Iterator[dict[str, Any]]:
     """The job's output rows (one per block: its pickled report and its worker), streamed as blocks finish. An
     actor is handed one block at a time (it works through a block synchronously), so blocks spread over the
     pool instead of queueing at the first actor."""
@@ -248,7 +256,7 @@ def _dataset(rows: list[dict[str, Any]], make_pipeline: PipelineFactory, connect
         .map_batches(BlockIndexer, batch_size=settings.block_size, batch_format="numpy",
                      fn_constructor_kwargs={"make_pipeline": make_pipeline, "connection": connection,
                                             "aliases": aliases, "batch_size": settings.batch_size,
-                                            "bulk": block_bulk},
+                                            "bulk": block_bulk, "replace_stored": replace_stored},
                      compute=ray.data.ActorPoolStrategy(size=settings.workers, max_tasks_in_flight_per_actor=1),
                      num_cpus=settings.cpus_per_worker,
                      num_gpus=settings.gpus_per_worker or None)

@@ -13,12 +13,19 @@ request that broke half-way is resumed with the actions that got no answer (writ
 document has a fixed id). When that time is spent the run stops and still returns its report: what was
 written, which judgments of the batches in flight were not, and ``stopped`` saying why. Re-running the same
 command resumes, since written judgments are skipped by their stored hash.
+
+One bad item never fails another. An id OpenSearch would refuse (over 512 bytes, empty) fails its item
+before anything is sent, and a bulk request the cluster refuses as a whole (400, 413) is split in halves until
+the item it cannot take is alone: that item fails with the cluster's reason, the others are written. An id
+claimed twice in a run, or held in the index by another source file, fails the later item with a reason naming
+the holder (:mod:`indexer.identity`), so the report's counts are what the index holds.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -31,8 +38,9 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import TransportError
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential, wait_random
 
-from indexer.document import Judgment, LoadError, Provision
+from indexer.document import Judgment, LoadError, Provision, id_problem
 from indexer.documents import chunk_documents, judgment_document, provision_document
+from indexer.identity import RunIds, conflict_reason, same_source
 from indexer.pipeline import Pipeline, ProcessedJudgment, StageTimes
 
 
@@ -103,6 +111,8 @@ class BulkSettings:
 
 
 RETRY_STATUSES = (502, 503, 504)
+_LONG_TOKEN = re.compile(r"\S{61,}")
+SPLIT_STATUSES = (400, 413)  # a bulk request refused whole: one of its items (or its size) is the cause
 
 
 class ClusterUnreachable(RuntimeError):
@@ -122,8 +132,10 @@ class IndexWriter:
     """Writes judgments to the ``judgments`` and ``chunks`` aliases and provisions to ``provisions``."""
 
     def __init__(self, client: OpenSearch, aliases: dict[str, str], pipeline: Pipeline, *,
-                 batch_size: int = 16, bulk: BulkSettings | None = None, progress: Progress | None = None):
+                 batch_size: int = 16, bulk: BulkSettings | None = None, progress: Progress | None = None,
+                 replace: bool = False):
         self.client = client
+        self.replace = replace  # a judgment from another file may replace the stored one of its id
         self.aliases = aliases
         self.pipeline = pipeline
         self.batch_size = batch_size
@@ -161,23 +173,33 @@ class IndexWriter:
 
         A request that fails for want of a cluster is resumed with the actions not yet answered, so
         ``results`` keeps what was answered even when :class:`ClusterUnreachable` ends the attempts. A request
-        the cluster refuses outright (say 413) fails each of its unanswered actions with that reason.
+        the cluster refuses outright (400: an item fails validation; 413: too large) is sent again in halves
+        until the culprit is alone, which then fails with that reason; any other refusal fails each unanswered
+        action of the request with its reason.
         """
         answered: set[str] = set()
 
-        def attempt() -> None:
-            remaining = [a for a in actions if a["_id"] not in answered]
+        def send(batch: list[dict[str, Any]]) -> None:
             try:
-                for ok, item in self._stream(remaining):
+                for ok, item in self._stream(batch):
                     results.append((ok, item))
                     answered.add(str(next(iter(item.values())).get("_id")))
             except TransportError as exc:
                 if _transient(exc):
                     raise
-                for action in remaining:
-                    if action["_id"] not in answered:
-                        results.append((False, {action["_op_type"]: {
-                            "_id": action["_id"], "status": exc.status_code, "error": _short(exc)}}))
+                left = [a for a in batch if a["_id"] not in answered]
+                if len(left) > 1 and exc.status_code in SPLIT_STATUSES:
+                    half = len(left) // 2
+                    send(left[:half])
+                    send(left[half:])
+                    return
+                for action in left:
+                    answered.add(str(action["_id"]))
+                    results.append((False, {action["_op_type"]: {
+                        "_id": action["_id"], "status": exc.status_code, "error": _short(exc)}}))
+
+        def attempt() -> None:
+            send([a for a in actions if a["_id"] not in answered])
 
         if actions:
             self._retrying(report, "a bulk write", attempt)
@@ -201,7 +223,7 @@ class IndexWriter:
                 try:
                     processed.extend(self.pipeline.process_many([judgment]))
                 except Exception as exc:
-                    report.failed.append((judgment.source_path or judgment.judgment_id,
+                    report.failed.append((judgment.item,
                                           f"processing failed: {type(exc).__name__}: {exc}"))
                     self.progress("judgment", 1)
         for p in processed:
@@ -214,17 +236,27 @@ class IndexWriter:
         argument is the processed judgments)."""
         try:
             stored = self._stored(self.aliases["judgments"], [j.judgment_id for j in batch],
-                                  ["content_hash", "n_chunks"], report)
+                                  ["content_hash", "n_chunks", "source_path"], report)
         except ClusterUnreachable as exc:
-            _not_written([j.source_path or j.judgment_id for j in batch], exc, report)
+            _not_written([j.item for j in batch], exc, report)
             raise
         todo = []
         for judgment in batch:
             old = stored.get(judgment.judgment_id)
+            item = judgment.item
+            owner = str(old.get("source_path") or "") if old else ""
+            mine = same_source(owner, judgment.source_path)
             if old and old.get("content_hash") == self.pipeline.hash_of(judgment):
                 report.judgments_unchanged += 1
+                if not mine:
+                    report.warnings.append((item, f"the same judgment is already indexed from {owner}; left as it is"))
+                self.progress("judgment", 1)
+            elif old and not mine and not self.replace:
+                report.failed.append((item, conflict_reason(judgment.judgment_id, owner)))
                 self.progress("judgment", 1)
             else:
+                if old and not mine:
+                    report.warnings.append((item, f"replaced {judgment.judgment_id!r}, indexed from {owner}"))
                 todo.append(judgment)
         processed = self._process(todo, report) if todo else []
         if not processed:
@@ -251,10 +283,10 @@ class IndexWriter:
                 report.chunks_indexed += len(p.chunks)
                 report.sentences += len(p.sentences)
             else:
-                report.failed.append((p.judgment.source_path or p.judgment.judgment_id,
+                report.failed.append((p.judgment.item,
                                       f"judgment rejected: {_reason(result)}"))
         if unreachable:  # no answer for these commit records: not written (their chunks may be)
-            _not_written([p.judgment.source_path or p.judgment.judgment_id for p in written.values()], unreachable,
+            _not_written([p.judgment.item for p in written.values()], unreachable,
                          report)
             report.stopped = str(unreachable)
         report.progress = len(processed)
@@ -293,7 +325,7 @@ class IndexWriter:
         for p in processed:
             jid = p.judgment.judgment_id
             if jid in failed_chunks:
-                report.failed.append((p.judgment.source_path or jid, f"chunk rejected: {failed_chunks[jid]}"))
+                report.failed.append((p.judgment.item, f"chunk rejected: {failed_chunks[jid]}"))
                 continue
             judgment_actions.append({"_op_type": "index", "_index": self.aliases["judgments"], "_id": jid,
                                      "_source": judgment_document(p)})
@@ -408,11 +440,21 @@ class IndexWriter:
                 settle()
             except ClusterUnreachable as exc:
                 if commit is not None:  # processed, never sent
-                    _not_written([p.judgment.source_path or p.judgment.judgment_id for p in commit.args[0]], exc,
+                    _not_written([p.judgment.item for p in commit.args[0]], exc,
                                  report)
                 raise
             if commit is not None:
                 pending = bulk.submit(commit)
+
+        ids = RunIds()
+
+        def refused(kind: str, item_id: str, item: str) -> bool:
+            """Whether the item fails before any work: an id the cluster would refuse, or one already claimed."""
+            reason = id_problem(item_id) or ids.claim(kind, item_id, item)
+            if reason is not None:
+                report.failed.append((item, reason))
+                self.progress("error", 1)
+            return reason is not None
 
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ratio-bulk") as bulk:
             try:
@@ -428,12 +470,16 @@ class IndexWriter:
                         report.failed.append((item.item, item.reason))
                         self.progress("error", 1)
                     elif isinstance(item, Provision):
+                        if refused("provision", item.provision_id, item.source_path or item.provision_id):
+                            continue
                         provisions.append(item)
                         if len(provisions) >= 64:
                             self._write_provisions(provisions, report)
                             provisions = []
                     else:
-                        report.warnings.extend((item.source_path or item.judgment_id, w) for w in item.warnings)
+                        if refused("judgment", item.judgment_id, item.item):
+                            continue
+                        report.warnings.extend((item.item, w) for w in item.warnings)
                         judgments.append(item)
                         if len(judgments) >= self.batch_size:
                             batch, judgments = judgments, []
@@ -480,11 +526,18 @@ def _not_written(items: list[str], exc: ClusterUnreachable, report: IndexReport)
 
 def _short(exc: TransportError) -> str:
     """The gist of a transport error: the operating system's words for a connection error ("[Errno 111]
-    Connection refused") rather than urllib3's nested repr, and at most 200 characters."""
-    text = str(exc.error if isinstance(exc.error, str) else exc)
+    Connection refused") rather than urllib3's nested repr, the cluster's type and reason for a refusal, each
+    long unbroken token (a 600-byte id) cut to its start, and at most 200 characters."""
+    info = exc.info if isinstance(exc.info, dict) else {}
+    error = info.get("error")
+    if isinstance(error, dict) and error.get("reason"):
+        text = f"{error.get('type')}: {error.get('reason')}"
+    else:
+        text = str(exc.error if isinstance(exc.error, str) else exc)
     errno = text.find("[Errno ")
     if errno >= 0:
         text = text[errno:].split("'")[0].split(")")[0]
+    text = _LONG_TOKEN.sub(lambda match: match.group()[:40] + "...", text)
     return text if len(text) <= 200 else text[:200] + "..."
 
 

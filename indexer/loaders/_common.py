@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.citations import enrich
-from indexer.document import Judgment, LoadError
+from indexer.document import Judgment, LoadError, safe_id
 from indexer.metadata import apply_metadata, extract_metadata
 from legal.citations import extract_citations
 
 __all__ = ["DEFAULT_MAX_BYTES", "LoadOptions", "build_judgment", "decode_text", "read_bounded"]
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+MAX_PREFIX_BYTES = 100  # a file name is at most 255 bytes: prefix, name and a chunk's ordinal stay under 512
 _SNIFF_BYTES = 8192
 _MAX_CONTROL_SHARE = 0.01  # more control characters than this and the "text" is really binary
 _ALLOWED_CONTROLS = frozenset("\n\r\t\f\v")
@@ -41,6 +42,14 @@ class LoadOptions:
     fallback_encoding: str | None = "cp1252"
     extract_metadata: bool = True
     extract_citations: bool = True
+
+    def __post_init__(self) -> None:
+        if self.max_bytes < 1:
+            raise ValueError(f"the size limit must be at least 1 byte, not {self.max_bytes}")
+        prefix = self.id_prefix
+        if prefix is not None and (not prefix or safe_id(prefix) != prefix or len(prefix.encode()) > MAX_PREFIX_BYTES):
+            raise ValueError(f"an id prefix is 1 to {MAX_PREFIX_BYTES} bytes of letters, digits and _.:-, "
+                             f"not {prefix[:60]!r}")
 
 
 def is_gzip(path: Path) -> bool:

@@ -36,7 +36,7 @@ import zlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from indexer.document import Judgment, LoadError, judgment_id_for
+from indexer.document import Judgment, LoadError, id_problem, judgment_id_for
 from indexer.loaders._common import LoadOptions, build_judgment, decode_text, is_gzip, read_bounded
 from indexer.metadata import parse_date
 
@@ -44,6 +44,7 @@ __all__ = ["load_json", "load_jsonl", "record_to_judgment"]
 
 _STRING_FIELDS = ("title", "court", "case_number", "status", "language")
 _LIST_FIELDS = ("parties", "judges", "citations")
+_TOO_DEEP = "invalid JSON: nested too deeply to read (thousands of levels of arrays or objects)"
 _KNOWN = frozenset({"id", "text", "date", "source", "data", "meta", "annotations", *_STRING_FIELDS, *_LIST_FIELDS})
 
 
@@ -118,8 +119,14 @@ def record_to_judgment(
         return LoadError(item, str(exc))
     if isinstance(record.get("source"), str):
         source = str(record["source"])
+    if item != str(path):
+        fields["source_item"] = item
+    judgment_id = judgment_id_for(None, record_id, options.id_prefix)
+    problem = id_problem(judgment_id)
+    if problem is not None:  # refused here, alone: sent to the cluster it would fail its whole bulk request
+        return LoadError(item, problem)
     return build_judgment(
-        judgment_id_for(None, record_id, options.id_prefix),
+        judgment_id,
         text.replace("\r\n", "\n"),
         source,
         options,
@@ -161,6 +168,9 @@ def load_jsonl(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadErro
                 except json.JSONDecodeError as exc:
                     yield LoadError(item, f"invalid JSON at line {number}, column {exc.colno}: {exc.msg}")
                     continue
+                except RecursionError:
+                    yield LoadError(item, _TOO_DEEP)
+                    continue
                 yield record_to_judgment(record, item, path, options, "jsonl")
     except (OSError, EOFError, zlib.error) as exc:
         yield LoadError(str(path), f"cannot read file: {exc}")
@@ -183,6 +193,9 @@ def load_json(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadError
         value = json.loads(decoded[0])
     except json.JSONDecodeError as exc:
         yield LoadError(str(path), f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
+        return
+    except RecursionError:
+        yield LoadError(str(path), _TOO_DEEP)
         return
     if isinstance(value, list):
         for position, record in enumerate(value):

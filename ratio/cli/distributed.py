@@ -23,7 +23,7 @@ LOCAL = "local"
 
 def ray_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--ray [ADDRESS]``, ``--ray-workers``, ``--num-cpus``, ``--num-gpus`` and ``--block-size``."""
-    command = click.option("--block-size", default=64, show_default=True,
+    command = click.option("--block-size", type=click.IntRange(min=1), default=64, show_default=True,
                            help="With --ray: loaded items per actor call (a block).")(command)
     command = click.option("--num-gpus", type=click.FloatRange(min=0), default=0.0, show_default=True,
                            help="With --ray: GPUs per worker (the encoder then runs on its GPU).")(command)
@@ -41,7 +41,7 @@ def ray_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def index_on_ray(paths: tuple[str, ...], *, address: str, recipe: PipelineRecipe, connection: ConnectionSettings,
                  aliases: dict[str, str], load_options: LoadOptions, bulk: BulkSettings, batch_size: int,
                  workers: int, num_cpus: float, num_gpus: float, block_size: int,
-                 progress: Callable[[str, int], None]):
+                 progress: Callable[[str, int], None], replace: bool = False):
     """Run the job; returns its :class:`indexer.ray_ingest.RayIndexReport`."""
     from indexer.ray_ingest import RaySettings, run_on_ray
 
@@ -58,7 +58,8 @@ def index_on_ray(paths: tuple[str, ...], *, address: str, recipe: PipelineRecipe
     _quiet_ray()
     try:
         return run_on_ray(paths, make_pipeline=recipe, connection=connection, aliases=aliases,
-                          settings=ray_settings, load_options=load_options, bulk=bulk, progress=progress)
+                          settings=ray_settings, load_options=load_options, bulk=bulk, progress=progress,
+                          replace_stored=replace)
     except RayError as exc:  # a worker could not start (no models, no route to OpenSearch) or crashed
         raise click.ClickException(f"the Ray job failed: {exc}") from exc
     except ValueError as exc:  # a pool too wide for the cluster

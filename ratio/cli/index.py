@@ -45,11 +45,18 @@ def _labeller(encoder_name: str, head: Path | None):
                      "transformer; slow on a CPU). Default: the encoder the existing indices were built with. "
                      "Searches encode queries with the index's encoder.")
 @role_head_option()
-@click.option("--window", default=15, show_default=True, help="Most sentences in one chunk.")
-@click.option("--overlap", default=3, show_default=True, help="Sentences shared by consecutive windows.")
-@click.option("--batch-size", default=16, show_default=True, help="Judgments per batch.")
-@click.option("--max-file-mb", default=50, show_default=True, help="Files larger than this are refused.")
-@click.option("--strict", is_flag=True, help="Exit with status 1 when any item failed.")
+@click.option("--window", type=click.IntRange(min=1), default=15, show_default=True,
+              help="Most sentences in one chunk.")
+@click.option("--overlap", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Sentences shared by consecutive windows (fewer than --window).")
+@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True, help="Judgments per batch.")
+@click.option("--max-file-mb", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Files larger than this are refused.")
+@click.option("--strict", is_flag=True, help="Exit with status 1 when any item failed (without it: only when "
+                                            "every item failed).")
+@click.option("--replace", is_flag=True,
+              help="Let a judgment replace the stored one of the same id although it comes from another file "
+                   "(without it, that judgment fails with a reason naming the stored one's file).")
 @click.option("--retry-seconds", type=click.FloatRange(min=0), envvar="RATIO_RETRY_SECONDS", default=60.0,
               show_default=True, help="How long an unreachable cluster is asked again (with backoff) before the run "
                                       "stops with its report; re-running resumes.")
@@ -62,13 +69,14 @@ def _labeller(encoder_name: str, head: Path | None):
 @click.pass_obj
 def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: str | None, encoder: str | None,
           role_head: Path | None, window: int, overlap: int, batch_size: int, max_file_mb: int, strict: bool,
-          retry_seconds: float, refine_summaries: bool, llm_kind: str | None, llm_model: str | None,
+          replace: bool, retry_seconds: float, refine_summaries: bool, llm_kind: str | None, llm_model: str | None,
           llm_url: str | None, ray_address: str | None, ray_workers: int, num_cpus: float, num_gpus: float,
           block_size: int, as_json: bool) -> None:
     """Index judgments and statutes from files, directories or globs (.txt, .txt.gz, .json, .jsonl, .pdf, .html).
 
-    Re-running on unchanged input changes nothing and embeds nothing. Files that cannot be read are
-    reported with the reason; the rest of the batch is indexed. When the cluster stops answering for
+    Re-running on unchanged input changes nothing and embeds nothing; a changed file replaces its own
+    judgment. Files that cannot be read, and ids that another file already holds (in this run or in the
+    index), are reported with the reason; the rest of the batch is indexed. When the cluster stops answering for
     --retry-seconds, the run ends with its report (exit status 1) and re-running resumes it. With --ray the
     same pipeline runs as a Ray Data job and the report adds each worker's throughput.
     """
@@ -76,11 +84,17 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
     from indexer.pipeline import ChunkOptions, Pipeline
     from indexer.writer import BulkSettings, IndexWriter
 
+    if overlap >= window:
+        raise click.BadParameter(f"the overlap ({overlap}) must be smaller than the window ({window})",
+                                 param_hint="--overlap")
     try:
         chunk_options = ChunkOptions(window=window, overlap=overlap)
-        load_options = LoadOptions(max_bytes=max_file_mb * 1024 * 1024, id_prefix=id_prefix, source=source)
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
+    try:
+        load_options = LoadOptions(max_bytes=max_file_mb * 1024 * 1024, id_prefix=id_prefix, source=source)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--id-prefix") from exc
     llm = configured_llm(llm_kind, llm_model, llm_url) if refine_summaries else None
     if refine_summaries and llm is None:
         raise click.UsageError("--refine-summaries needs an LLM: add --llm local (or --llm http with --llm-url)")
@@ -122,7 +136,7 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
         bulk = BulkSettings(retry_seconds=retry_seconds)
         if ray_address is None:
             writer = IndexWriter(client, aliases, Pipeline(labeller, chunk_options, llm), batch_size=batch_size,
-                                 bulk=bulk, progress=advance)
+                                 bulk=bulk, progress=advance, replace=replace)
             report, on_ray = writer.run(load(paths, load_options)), None
         else:
             recipe = PipelineRecipe(encoder, str(role_head) if role_head else None, chunk_options,
@@ -130,7 +144,7 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
             on_ray = index_on_ray(paths, address=ray_address, recipe=recipe, connection=ctx.settings(),
                                   aliases=aliases, load_options=load_options, bulk=bulk, batch_size=batch_size,
                                   workers=ray_workers, num_cpus=num_cpus, num_gpus=num_gpus,
-                                  block_size=block_size, progress=advance)
+                                  block_size=block_size, progress=advance, replace=replace)
             report = on_ray.report
     data = on_ray.as_dict() if on_ray is not None else report.as_dict()
     if as_json:
@@ -161,5 +175,11 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
             click.echo(f"STOPPED: {report.stopped}", err=True)
         else:
             report_index_alerts(client, aliases, report.indexed_ids, None)
-    if report.stopped or (strict and report.failed):
+    if report.stopped or (report.failed and (strict or nothing_done(report))):
         sys.exit(1)
+
+
+def nothing_done(report) -> bool:
+    """Whether every item failed: nothing indexed and nothing found unchanged."""
+    return not (report.judgments_indexed or report.judgments_unchanged or report.provisions_indexed
+                or report.provisions_unchanged)

@@ -29,7 +29,7 @@ from ratio.cli.options import (
 from ratio.encoders import search_encoders
 from search.errors import QueryError
 from search.execute import Searcher, SearchResult
-from search.options import SearchOptions
+from search.options import MAX_PROVISIONS, MAX_RERANK, MAX_SIZE, SearchOptions
 from search.ranking.model import RankerModelError
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
@@ -68,16 +68,19 @@ def _table(query: str, result: SearchResult) -> Table:
               mode_help="Role handling (default boost).")
 @ranking_options()
 @fusion_option()
-@click.option("--size", default=10, show_default=True, help="Judgments per page.")
-@click.option("--page", default=1, show_default=True)
+@click.option("--size", type=click.IntRange(1, MAX_SIZE), default=10, show_default=True, help="Judgments per page.")
+@click.option("--page", type=click.IntRange(min=1), default=1, show_default=True, help="Page number, from 1.")
 @click.option("--rerank", is_flag=True, help="Rescore the top chunks before rolling up to judgments.")
-@click.option("--rerank-top", default=50, show_default=True, help="How many chunks to rescore.")
+@click.option("--rerank-top", type=click.IntRange(1, MAX_RERANK), default=50, show_default=True,
+              help="How many chunks to rescore.")
 @reranker_option()
 @rerank_weight_option()
 @click.option("--explain", is_flag=True, help="Add a one-line reason to each hit (by the LLM, if one is set).")
-@click.option("--explain-top", default=5, show_default=True, help="How many hits the LLM explains.")
+@click.option("--explain-top", type=click.IntRange(min=0), default=5, show_default=True,
+              help="How many hits the LLM explains.")
 @expand_option()
-@click.option("--provisions", default=0, help="Also list this many statute provisions (5 with --expand provisions).")
+@click.option("--provisions", type=click.IntRange(0, MAX_PROVISIONS), default=0,
+              help="Also list this many statute provisions (5 with --expand provisions).")
 @llm_options
 @click.option("--plain", is_flag=True, help="Search the text as plain words (for pasted facts): no operators.")
 @encoder_option()

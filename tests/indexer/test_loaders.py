@@ -48,6 +48,11 @@ def test_id_prefix_and_source_override(data_dir: Path) -> None:
         ("x/file.jsonl", 4180, None, "4180"),
         (None, "SC 2019/12", "in", "in:SC_2019_12"),
         ("x/2019.SC.12.html", None, None, "2019.SC.12"),
+        ("x/判决一.txt", None, None, "判决一"),
+        ("x/निर्णय 1.txt", None, None, "निर्णय_1"),
+        ("x/e\u0301tude.txt", None, None, "\u00e9tude"),  # NFD (as macOS writes names) gives the NFC id
+        ("x/a b.txt", None, None, "a_b"),
+        ("x/a__b?!.txt", None, None, "a__b_"),
     ],
 )
 def test_judgment_id_rule(path: str | None, record_id: object, prefix: str | None, expected: str) -> None:
@@ -265,3 +270,23 @@ def test_folder_walk_skips_dataset_metadata_but_not_named_files(tmp_path: Path) 
     assert walked == ["C1.txt"]
     named = [found[0].name for found in iter_files([tmp_path / "Query_doc.txt"])]
     assert named == ["Query_doc.txt"]
+
+
+def test_a_record_id_over_the_byte_limit_fails_its_line_alone(tmp_path: Path) -> None:
+    lines = [{"id": "a", "text": "The appeal is dismissed."}, {"id": "é" * 251, "text": "The appeal is allowed."},
+             {"id": "b", "text": "The appeal is allowed."}]
+    path = tmp_path / "ids.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    loaded = list(load([path]))
+    assert [type(x).__name__ for x in loaded] == ["Judgment", "LoadError", "Judgment"]
+    assert loaded[1].item == f"{path}#line 2" and "502 bytes" in loaded[1].reason
+    assert loaded[0].item == f"{path}#line 1", "a record names its line in reports"
+
+
+def test_an_id_prefix_is_checked(tmp_path: Path) -> None:
+    for bad in ("", "a/b", "x" * 101, "has space"):
+        with pytest.raises(ValueError, match="id prefix"):
+            LoadOptions(id_prefix=bad)
+    with pytest.raises(ValueError, match="size limit"):
+        LoadOptions(max_bytes=0)
+    assert LoadOptions(id_prefix="aila:2019").id_prefix == "aila:2019"
