@@ -44,6 +44,7 @@ from search.options import ExpansionKind, RoleMode
 from search.provisions import ProvisionHit, find_provisions
 from search.ranking import serve
 from search.ranking.evidence import evidence
+from search.ranking.features import RankingError
 from search.ranking.model import DEFAULT_MODEL, RankerModel, RankerModelError
 from search.ranking.rank import Ranker, Ranking
 from search.ranking.statutes import rank_provisions
@@ -343,20 +344,25 @@ class Searcher:
         start = (request.page - 1) * request.size
         page = ranked.judgments[start:start + request.size]
         ids = [j.judgment_id for j in page]
-        stored = self.judgments(ids)
-        passages: dict[str, list] = {}
-        if ids:
-            lines: list[dict[str, Any]] = []
-            for body in serve.passage_requests(request, ids, ranked.vector):
+        stored: dict[str, StoredJudgment] = {}
+        passages: dict[str, list[serve.PassageRow]] = {}
+        if ids:  # one round trip: the page's judgments, their matching (highlighted) and most similar chunks
+            lines: list[dict[str, Any]] = [{"index": self.aliases["judgments"]}, serve.judgments_body(ids)]
+            for body in serve.passage_requests(request, ids, ranked.vector, ranked.profile):
                 lines += [{"index": self.aliases["chunks"]}, body]
-            passages = serve.best_passages(self.client.msearch(body=lines)["responses"])
-        marked = self.highlights(request, [c[0] for group in passages.values() for c in group if c[3]])
+            found, *chunk_responses = self.client.msearch(body=lines)["responses"]
+            for response in (found, *chunk_responses):
+                if "error" in response:
+                    raise RankingError(f"fetching the page failed: {response['error']}", response)
+            stored = {h["_id"]: StoredJudgment.from_source(h.get("_source", {}), h["_id"])
+                      for h in found["hits"]["hits"]}
+            passages = serve.best_passages(chunk_responses)
         hits = []
         explain_started = time.perf_counter()
         for judged in page:
             judgment = stored.get(judged.judgment_id) or StoredJudgment(judged.judgment_id)
-            shown = tuple(Passage.from_chunk(ChunkHit(cid, score, src), marked.get(cid, ()))
-                          for cid, score, src, _ in passages.get(judged.judgment_id, ()))
+            shown = tuple(Passage.from_chunk(ChunkHit(cid, score, src), marked)
+                          for cid, score, src, _, marked in passages.get(judged.judgment_id, ()))
             explanation = None
             if request.explain and shown:
                 found = evidence(judged.contributions, judged.features, judged.meta, ranked.profile)

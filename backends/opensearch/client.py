@@ -8,8 +8,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from opensearchpy import OpenSearch, Transport
-from opensearchpy.exceptions import TransportError
+import orjson
+from opensearchpy import JSONSerializer, OpenSearch, Transport
+from opensearchpy.exceptions import SerializationError, TransportError
 
 # Shard failures that say "a node left while this request ran" (killed, or closing its shards and transport in
 # a graceful stop), not "this request is wrong": the shard's other copies are still there, and asking again
@@ -96,6 +97,17 @@ def _failure_type(failure: dict[str, Any]) -> str | None:
     return None
 
 
+class FastJSONSerializer(JSONSerializer):
+    """opensearch-py's JSON serializer, decoding answers with orjson: a ranked search reads about a megabyte of
+    hits (a thousand candidates' scores per feature request), which the standard library took 75 ms to parse."""
+
+    def loads(self, s: Any) -> Any:
+        try:
+            return orjson.loads(s)
+        except orjson.JSONDecodeError as exc:
+            raise SerializationError(s, exc) from exc
+
+
 class NodeLossTransport(Transport):
     """opensearch-py's transport, which also asks a search again (up to ``partial_retries`` times, briefly
     backing off) when its answer lacks shards only because a node left mid-request (:func:`lost_shards`), or
@@ -143,6 +155,7 @@ def connect(settings: ConnectionSettings) -> OpenSearch:
         max_retries=3,
         http_compress=True,
         transport_class=NodeLossTransport,
+        serializer=FastJSONSerializer(),
     )
 
 

@@ -62,14 +62,16 @@ def bench() -> None:
 @role_mode_option(choices=[m.value for m in RoleMode if m is not RoleMode.FILTER], default=RoleMode.BOOST.value,
                   help="Role handling (filter needs named roles, and these queries name none).")
 @click.option("--rerank-top", default=50, show_default=True, help="Chunks rescored in hybrid_rerank.")
+@click.option("--mode", "modes", multiple=True, type=click.Choice(MODES + LLM_MODES),
+              help="Measure only these search paths (repeatable; default: every path, the LLM ones with --llm).")
 @reranker_option()
 @encoder_option()
 @llm_options
 @json_option()
 @click.pass_obj
 def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int, role_mode: str, rerank_top: int,
-                 reranker: str | None, encoder: str | None, llm_kind: str | None, llm_model: str | None,
-                 llm_url: str | None, as_json: bool) -> None:
+                 modes: tuple[str, ...], reranker: str | None, encoder: str | None, llm_kind: str | None,
+                 llm_model: str | None, llm_url: str | None, as_json: bool) -> None:
     """Latency per search path over the queries in QUERIES (one per line, or AILA's Query_doc.txt).
 
     The queries are searched as plain words (their quotes and operators neutralised), as pasted prose is.
@@ -86,7 +88,7 @@ def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int,
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
     searcher = Searcher(client, aliases, model, reranker=scorer, llm=llm)
     requests = [SearchRequest.from_query(t, role_mode=role_mode, rerank_top=rerank_top, facets=False) for t in texts]
-    results = measure(searcher, requests, MODES + (LLM_MODES if llm else ()))
+    results = measure(searcher, requests, modes or MODES + (LLM_MODES if llm else ()))
     chunks = client.count(index=aliases["chunks"])["count"]
     judgments = client.count(index=aliases["judgments"])["count"]
     if as_json:
