@@ -132,6 +132,7 @@ def record_to_judgment(
         options,
         source_path=str(path),
         fields=fields,
+        item=item,
     )
 
 
