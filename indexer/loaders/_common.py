@@ -40,9 +40,10 @@ MAX_PREFIX_BYTES = 100  # a file name is at most 255 bytes: prefix, name and a c
 _MAX_CONTROL_SHARE = 0.01  # more control characters than this and the "text" is really binary
 # Control characters other than the white space ones (\n \r \t \f \v).
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f]")
-# What is removed from a text: a terminal escape sequence whole (CSI ``ESC [ ... m`` or a two-character one),
-# else one control character.
-_REMOVED = re.compile(r"\x1b\[[0-?]*+[ -/]*+[@-~]|\x1b[@-Z\\-_]|[\x00-\x08\x0e-\x1f]")
+# What is removed from a text: a terminal escape sequence whole (an OSC title ``ESC ] ... BEL`` of up to 256
+# characters, a CSI ``ESC [ ... m``, or a two-character one), else one control character.
+_REMOVED = re.compile(r"\x1b\][^\x07\x1b\n]{0,256}+(?:\x07|\x1b\\)|\x1b\[[0-?]*+[ -/]*+[@-~]|\x1b[@-Z\\-_]"
+                      r"|[\x00-\x08\x0e-\x1f]")
 
 
 @dataclass(frozen=True, slots=True)
