@@ -233,7 +233,7 @@ def bench_hostile(ctx: Context, size: int, through_index: bool, as_json: bool) -
 
             spec = BenchSpec(name="hostile", encoder=INDEX_ENCODER, paths=(folder,), limit=None,
                              connection=ctx.settings(), prefix=throwaway_prefix("bench", "hostile"),
-                             models_dir=models_dir(), cache=False)
+                             models_dir=models_dir(), cache=False, threads=1)  # as ratio index runs it
             indexed = bench_index([spec])[0]
     data = {
         "size": size, "cpu_seconds": round(cpu, 2), "load_average": round(os.getloadavg()[0], 1),
