@@ -34,6 +34,8 @@ def test_hostile_corpus_is_indexed_or_refused_with_reasons(opensearch_settings, 
     write_inputs(folder, inputs)
     for name in ("C1.txt", "C3.txt"):
         shutil.copy(SAMPLES / name, folder / name)
+    # 20 sentences of one 2,000-character token: chunks with no word the encoder knows, so a zero vector
+    (folder / "no-words.txt").write_text("A" * 40_000 + "\n\nThe appeal is dismissed.\n", encoding="utf-8")
     prefix = f"ratio-test-hostile-{uuid.uuid4().hex[:8]}"
     try:
         result = CliRunner().invoke(cli, ["--url", opensearch_settings.url, "--prefix", prefix, "index", str(folder),
@@ -45,7 +47,7 @@ def test_hostile_corpus_is_indexed_or_refused_with_reasons(opensearch_settings, 
         assert refused["nul-after-8k.txt"] == "binary file (a NUL byte at byte 9200), not text"
         assert refused["deep.json"] == "JSON nested too deeply"
         expected = [i for i in inputs if i.expect == "judgment"]
-        assert report["judgments_indexed"] == len(expected) + 2
+        assert report["judgments_indexed"] == len(expected) + 3
         warned = {Path(w["item"]).name: w["warning"] for w in report["warnings"]}
         assert warned["ansi-after-8k.txt"] == "removed 3 control characters or terminal escape sequences"
         client.indices.refresh(index=f"{prefix}-*")
@@ -53,6 +55,9 @@ def test_hostile_corpus_is_indexed_or_refused_with_reasons(opensearch_settings, 
         assert "Kesavananda Bharati v. State of Kerala" in stored["cited_judgments"]
         assert "IPC s. 302" in stored["cited_provisions"]
         assert stored["n_sentences"] >= 20_000 // 2_000
+        chunks = client.search(index=f"{prefix}-chunks", body={"query": {"term": {"judgment_id": "no-words"}},
+                                                             "_source": ["vector"], "size": 10})["hits"]["hits"]
+        assert chunks and any("vector" not in hit["_source"] for hit in chunks)
     finally:
         client.indices.delete(index=f"{prefix}-*", ignore_unavailable=True)
 
