@@ -162,3 +162,16 @@ def test_time_budget_of_loading_names_the_step(tmp_path: Path) -> None:
     assert isinstance(judgment, Judgment)
     with pytest.raises(ValueError, match="positive"):
         LoadOptions(judgment_seconds=0)
+
+
+def test_a_number_json_cannot_convert_is_an_error_of_its_record(tmp_path: Path) -> None:
+    """Found by the fuzzer: json refuses integers over 4,300 digits with a plain ValueError."""
+    path = tmp_path / "big.jsonl"
+    path.write_text('{"id": ' + "1" * 5000 + ', "text": "x"}\n{"id": "ok", "text": "Held."}\n', encoding="utf-8")
+    bad, good = load([path])
+    assert isinstance(bad, LoadError) and bad.item == f"{path}#line 1" and "4300 digits" in bad.reason
+    assert isinstance(good, Judgment) and good.judgment_id == "ok"
+    whole = tmp_path / "big.json"
+    whole.write_text('{"id": ' + "1" * 5000 + ', "text": "x"}', encoding="utf-8")
+    [refused] = load([whole])
+    assert isinstance(refused, LoadError) and refused.reason.startswith("invalid JSON")
