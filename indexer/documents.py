@@ -20,7 +20,12 @@ from indexer.summary import summary_document
 
 
 def _vector(value: np.ndarray | None) -> list[float] | None:
-    return None if value is None else [round(float(x), 6) for x in value]
+    """The vector as stored, or None when there is none or it is all zeros: a chunk whose sentences hold no
+    word the encoder knows (a 200k-character token cut into sentences) has no direction, and the cluster
+    refuses a zero vector under cosine similarity. Such a chunk is stored without one and found by its words."""
+    if value is None or not np.any(value):
+        return None
+    return [round(float(x), 6) for x in value]
 
 
 def _filters(judgment: Judgment) -> dict[str, Any]:
@@ -58,8 +63,9 @@ def judgment_document(processed: ProcessedJudgment, now: dt.datetime | None = No
         "indexed_at": (now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds"),
         **_filters(j),
     }
-    if processed.vector is not None:
-        doc["vector"] = _vector(processed.vector)
+    vector = _vector(processed.vector)
+    if vector is not None:
+        doc["vector"] = vector
     return doc
 
 
@@ -69,7 +75,8 @@ def chunk_documents(processed: ProcessedJudgment) -> list[dict[str, Any]]:
     shared = {"judgment_id": j.judgment_id, "title": j.title, **_filters(j)}
     docs = []
     for chunk, vector in zip(processed.chunks, processed.chunk_vectors, strict=True):
-        docs.append({**shared, **chunk_document(chunk), "vector": _vector(vector)})
+        stored = _vector(vector)
+        docs.append({**shared, **chunk_document(chunk), **({"vector": stored} if stored is not None else {})})
     return docs
 
 

@@ -36,11 +36,16 @@ _HEAD_LINES = 16
 _MIN_YEAR, _MAX_YEAR = 1800, 2100
 _WORD_DATE = re.compile(r"^\s*(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})\s*$")
 _NUMERIC_DATE = re.compile(r"^\s*(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})\s*$")
-_PARTY_SPLIT = re.compile(r"\s+(?:v\.?|vs\.?|versus)\s+", re.IGNORECASE)
-_DELIVERED_BY = re.compile(r"^The Judgment was delivered by\s*:?\s*(?P<who>.+?)\s*$", re.IGNORECASE)
-_JUDGE_SUFFIX = re.compile(r",?\s*\b(?:J|JJ|CJ|CJI)\.?\s*$")
+# Header lines can be as long as the file (nothing forces a line break), so every pattern below runs in time
+# linear in its input: a whitespace run followed by something that is not whitespace is matched possessively
+# (``\s++``), and may only start where the run starts (``(?<!\s)``), so a search does not re-read the run from
+# each of its positions. The matches are the ones the plain patterns gave.
+_PARTY_SPLIT = re.compile(r"(?<!\s)\s++(?:v\.?|vs\.?|versus)\s++", re.IGNORECASE)
+_DELIVERED_BY = re.compile(r"^The Judgment was delivered by\s*+:?\s*+(?P<who>.+)$", re.IGNORECASE)
+_JUDGE_SUFFIX = re.compile(r"(?:,|(?<![,\s]))\s*+\b(?:J|JJ|CJ|CJI)\.?\s*+$")
 _IRLED_FIRST = re.compile(r"\((\d{1,2} [A-Z][a-z]+ \d{4})\)\s*$")
-_BENCH_MARKER = re.compile(r"\s*\((?:C?J|CJI)\)\s*")
+_BENCH_MARKER = re.compile(r"(?<!\s)\s*+\((?:C?J|CJI)\)\s*+")
+_TRAILING_VS = re.compile(r"(?<!\s)(\s++)Vs\.?\s*+$")
 _LABEL = re.compile(
     r"^(PETITIONER|RESPONDENT|DATE OF JUDGMENT|BENCH|CITATION|ACT|HEADNOTE|JUDGMENT)(?::|(?=\d))[ \t]*", re.M
 )
@@ -190,6 +195,14 @@ def _irled(lines: list[str], own_citations: _OwnCitations) -> HeaderMetadata | N
     )
 
 
+def _without_trailing_vs(petitioner: str) -> str:
+    """The PETITIONER field without the ``Vs.`` line that ends it (cut at the first line break before it)."""
+    match = _TRAILING_VS.search(petitioner)
+    if match is None or "\n" not in match.group(1):
+        return petitioner
+    return petitioner[: match.start(1) + match.group(1).index("\n")]
+
+
 def _judis(head: str, own_citations: _OwnCitations) -> HeaderMetadata | None:
     if not head.lstrip().startswith("PETITIONER:"):
         return None
@@ -200,7 +213,7 @@ def _judis(head: str, own_citations: _OwnCitations) -> HeaderMetadata | None:
         end = following.start() if following else len(head)
         spans[match.group(1)] = (match.end(), end)
         fields[match.group(1)] = head[match.end() : end]  # the last BENCH: block is the full bench
-    petitioner = re.sub(r"\s+", " ", re.sub(r"\n\s*Vs\.?\s*$", "", fields.get("PETITIONER", "").strip())).strip()
+    petitioner = re.sub(r"\s+", " ", _without_trailing_vs(fields.get("PETITIONER", "").strip())).strip()
     respondent = re.sub(r"\s+", " ", fields.get("RESPONDENT", "")).strip()
     parties = tuple(p for p in (petitioner, respondent) if p)
     bench_lines = [line.strip() for line in fields.get("BENCH", "").splitlines() if line.strip()]

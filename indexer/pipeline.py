@@ -4,6 +4,12 @@ One encoder pass per judgment: the sentence vectors the role labeller needs are 
 vectors (the normalised mean of a chunk's sentence vectors) and the judgment vector (the normalised mean
 of its chunk vectors). A 15-sentence chunk is longer than the 256 word pieces MiniLM reads, so embedding
 the chunk text itself would both cost a second pass and silently truncate it.
+
+Each judgment has a time budget (``judgment_seconds``, :mod:`indexer.budget`), checked after every step: a
+judgment over it raises :class:`~indexer.budget.OverBudget` naming the step. The check cannot interrupt a step
+(Python cannot stop a running regex), which is why every step is linear in the text; the budget catches what
+is slow anyway. :class:`~indexer.writer.IndexWriter` then processes the batch judgment by judgment, so that
+judgment fails alone, with its reason, and the others are written.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from backends.llm import LLM
+from indexer.budget import DEFAULT_JUDGMENT_SECONDS, JudgmentBudget
 from indexer.chunker import chunk as make_chunks
 from indexer.document import Chunk, Judgment, Summary
 from indexer.refine import refine_summary
@@ -92,10 +99,14 @@ def _unit_mean(vectors: np.ndarray) -> np.ndarray:
 class Pipeline:
     """Turns judgments into :class:`ProcessedJudgment` objects with a given labeller and chunking."""
 
-    def __init__(self, labeller: RoleLabeller, options: ChunkOptions | None = None, llm: LLM | None = None) -> None:
+    def __init__(self, labeller: RoleLabeller, options: ChunkOptions | None = None, llm: LLM | None = None,
+                 judgment_seconds: float | None = DEFAULT_JUDGMENT_SECONDS) -> None:
+        if judgment_seconds is not None and judgment_seconds <= 0:
+            raise ValueError(f"the time per judgment must be positive ({judgment_seconds} s)")
         self.labeller = labeller
         self.options = options or ChunkOptions()
         self.llm = llm  # refines the summary's facts and legal issues (indexer.refine); None keeps them extractive
+        self.judgment_seconds = judgment_seconds
 
     @property
     def fingerprint(self) -> str:
@@ -116,13 +127,15 @@ class Pipeline:
         """Process several judgments together: their sentences are embedded in one encoder call (batched
         and length-sorted across judgments) and the role head runs over padded batches of judgments. Each
         judgment's result is what processing it alone gives. Stage times of the shared steps are shared
-        out by sentence count."""
+        out by sentence count, and count against each judgment's time budget in that share (raises
+        :class:`~indexer.budget.OverBudget` for the first judgment over it)."""
         parse = []
         sentence_lists = []
         for judgment in judgments:
             started = time.perf_counter()
             sentence_lists.append(tuple(split(judgment.text)))
             parse.append(time.perf_counter() - started)
+            JudgmentBudget(self.judgment_seconds, started).check("sentence splitting")
         texts = [[s.text for s in sentences] for sentences in sentence_lists]
         total = max(sum(len(t) for t in texts), 1)
 
@@ -139,14 +152,21 @@ class Pipeline:
                 judgments, sentence_lists, texts, vectors, probabilities, parse, strict=True):
             share = len(judgment_texts) / total
             times = StageTimes(parse=parse_time, embed=embed * share, roles=roles_time * share)
+            budget = JudgmentBudget(self.judgment_seconds, spent_elsewhere=parse_time + times.embed)
+            budget.check("embedding")
+            budget.spent_elsewhere += times.roles
+            budget.check("role labelling")
             roles = tuple(self.labeller.labels[int(i)] for i in judgment_probabilities.argmax(axis=1))
             started = time.perf_counter()
             o = self.options
             chunks = tuple(make_chunks(judgment.judgment_id, judgment.text, sentences, roles, window=o.window,
                                        overlap=o.overlap, min_sentences=o.min_sentences, min_chars=o.min_chars))
+            budget.check("chunking")
             summary = summarise(judgment, sentences, roles)
+            budget.check("summary")
             if self.llm is not None:
                 summary = refine_summary(self.llm, judgment, summary)
+                budget.check("summary refinement")
             if chunks:
                 chunk_vectors = np.stack([_unit_mean(judgment_vectors[c.sentence_start:c.sentence_end])
                                           for c in chunks])

@@ -72,6 +72,11 @@ class _Rule:
     template: str
     compact: frozenset[str]
     default_act: str | None
+    start_group: str | None = None  # the citation starts where this group starts (context read before it)
+
+    def span(self, match: re.Match[str]) -> tuple[int, int]:
+        """Where the citation lies in the text: the whole match, or from ``start_group`` to the match's end."""
+        return (match.start(self.start_group) if self.start_group else match.start()), match.end()
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +149,7 @@ def _compile_rules(data: Mapping[str, object]) -> CitationRules:
                 template=str(spec["template"]),
                 compact=frozenset(spec.get("compact", ())),  # type: ignore[arg-type]
                 default_act=spec.get("default_act"),  # type: ignore[arg-type]
+                start_group=spec.get("start_group"),  # type: ignore[arg-type]
             )
         )
     return CitationRules(
@@ -239,8 +245,9 @@ def extract_citations(
         if wanted is not None and rule.kind not in wanted:
             continue
         for match in rule.regex.finditer(text):
-            if match.end() > match.start():
-                candidates.append((match.start(), -(match.end() - match.start()), order, rule, match))
+            start, end = rule.span(match)
+            if end > start:
+                candidates.append((start, start - end, order, rule, match))
     candidates.sort(key=lambda c: c[:3])
     taken_until: dict[str, int] = {}
     found: list[Citation] = []
@@ -250,8 +257,9 @@ def extract_citations(
         normalized = _render(rule, match, rules)
         if not normalized:
             continue
-        taken_until[rule.kind] = match.end()
-        found += [Citation(rule.kind, match.group(0), n, start, match.end(), rule.name) for n in normalized]
+        end = match.end()
+        taken_until[rule.kind] = end
+        found += [Citation(rule.kind, text[start:end], n, start, end, rule.name) for n in normalized]
     found.sort(key=lambda c: (c.start, c.kind))
     return found
 

@@ -19,6 +19,14 @@ The rules, in order:
    * a dotted abbreviation (``A.I.R.``, ``S.C.R.``) is followed by a digit, or
    * the word before it is a bare number that starts its line: a paragraph marker (``1.``, ``2\\.``).
 4. A piece of text with no letter or digit (``. . . .``) is glued to the sentence before it.
+5. A sentence longer than :data:`MAX_SENTENCE_CHARS` is cut into pieces no longer than that, each at the last
+   line break in its second half, else the last semicolon there, else the last space or tab, else at the
+   limit itself. Such a "sentence" is a text without sentence punctuation (Law-AI files put one sentence
+   per line and drop the final full stop; a table or a list runs on for pages): a piece of it is still
+   something an encoder can read whole and a chunk can hold.
+
+The splitter runs in time linear in the text: its patterns cannot re-read a run of dots or spaces from
+each of its positions, and it looks back at most a few words from a candidate boundary.
 
 Every :class:`Sentence` satisfies ``text[s.start:s.end] == s.text`` with ``s.text``
 stripped of surrounding whitespace.
@@ -32,12 +40,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["DEFAULT_ABBREVIATIONS_PATH", "Sentence", "SplitterRules", "load_splitter_rules", "split"]
+__all__ = [
+    "DEFAULT_ABBREVIATIONS_PATH",
+    "MAX_SENTENCE_CHARS",
+    "Sentence",
+    "SplitterRules",
+    "load_splitter_rules",
+    "split",
+]
 
 DEFAULT_ABBREVIATIONS_PATH = Path(__file__).with_name("sentence_abbreviations.json")
 
-# A run of sentence-final punctuation, then closing quotes/brackets, then whitespace or the end.
-_CANDIDATE = re.compile(r"[.?!]+[\"'”’)\]]*(?=\s|$)")
+# A run of sentence-final punctuation, then closing quotes/brackets, then whitespace or the end. The run is
+# read whole (possessive) and only from its first character, so a 200k-character run of dots costs one pass.
+_CANDIDATE = re.compile(r"(?<![.?!])[.?!]++[\"'”’)\]]*+(?=\s|$)")
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _PARAGRAPH_START = re.compile(r"\n[ \t]*(?=\(?\d{1,3}\\?[.)]\s+\S)")
 _PREVIOUS_WORD = re.compile(r"(\S+)$")
@@ -47,8 +63,12 @@ _DOTTED = re.compile(r"^(?:[A-Za-z]{1,4}\.)+[A-Za-z]{1,4}$")
 _INITIAL_LAST = re.compile(r"\.[A-Z]$")
 _NUMBER = re.compile(r"^\(?\d{1,3}\\?\)?$")
 _ALNUM = re.compile(r"\w")
+_VISIBLE = re.compile(r"\S")
 _ENDING = frozenset(".:;?!")
 _WORD_WINDOW = 80  # how far back to look for the word before a period; keeps splitting linear
+# The longest sentence the splitter returns (rule 5). Three of the 41,256 gold sentences of OpenNyAI (train and
+# dev) and Law-AI are longer (the longest has 2,190 characters); the encoders read 256 word pieces anyway.
+MAX_SENTENCE_CHARS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +115,21 @@ def _default_rules() -> SplitterRules:
 
 
 def _at_line_start(text: str, word_start: int) -> bool:
-    line_start = text.rfind("\n", 0, word_start) + 1
-    return not text[line_start:word_start].strip()
+    """Whether only whitespace stands between the start of the line and ``word_start``.
+
+    Reads back over that whitespace only (not to the previous line break, which may be a megabyte away).
+    """
+    end = word_start
+    while end > 0:
+        lo = max(0, end - 64)
+        piece = text[lo:end]
+        stripped = piece.rstrip()
+        if "\n" in piece[len(stripped):]:
+            return True
+        if stripped:
+            return False
+        end = lo
+    return True
 
 
 def _period_ends_sentence(text: str, dot: int, after: int, rules: SplitterRules) -> bool:
@@ -154,8 +187,39 @@ def _cut_points(text: str, rules: SplitterRules) -> list[int]:
     return sorted(cuts)
 
 
-def split(text: str, rules: SplitterRules | None = None) -> list[Sentence]:
-    """Split ``text`` into sentences with character offsets (see the module docstring for the rules)."""
+def _last_boundary(text: str, lo: int, hi: int) -> int:
+    """Where to cut ``text`` within ``[lo, hi)``: after its last line break, else after its last semicolon,
+    else at its last space or tab, else at ``hi``."""
+    for mark, after in (("\n", 0), (";", 1)):
+        at = text.rfind(mark, lo, hi)
+        if at >= 0:
+            return at + after
+    at = max(text.rfind(" ", lo, hi), text.rfind("\t", lo, hi))
+    return at if at >= 0 else hi
+
+
+def _bounded(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    """The span ``[start, end)`` (stripped) cut into stripped spans of at most ``limit`` characters (rule 5)."""
+    spans: list[tuple[int, int]] = []
+    while end - start > limit:
+        cut = _last_boundary(text, start + limit // 2, start + limit)
+        head = text[start:cut].rstrip()
+        if head:
+            spans.append((start, start + len(head)))
+        following = _VISIBLE.search(text, cut, end)
+        start = following.start() if following else end
+    if end > start:
+        spans.append((start, end))
+    return spans
+
+
+def split(text: str, rules: SplitterRules | None = None, max_chars: int = MAX_SENTENCE_CHARS) -> list[Sentence]:
+    """Split ``text`` into sentences with character offsets (see the module docstring for the rules).
+
+    No sentence is longer than ``max_chars`` (rule 5).
+    """
+    if max_chars < 2:
+        raise ValueError(f"max_chars must be at least 2, not {max_chars}")
     rules = rules or _default_rules()
     spans: list[tuple[int, int]] = []
     start = 0
@@ -170,4 +234,6 @@ def split(text: str, rules: SplitterRules | None = None) -> list[Sentence]:
             else:
                 spans.append((s, e))
         start = max(start, cut)
-    return [Sentence(index=i, start=s, end=e, text=text[s:e]) for i, (s, e) in enumerate(spans)]
+    bounded = [piece for s, e in spans
+               for piece in (_bounded(text, s, e, max_chars) if e - s > max_chars else [(s, e)])]
+    return [Sentence(index=i, start=s, end=e, text=text[s:e]) for i, (s, e) in enumerate(bounded)]

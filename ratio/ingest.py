@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from backends.encoders import is_static
+from indexer.budget import DEFAULT_JUDGMENT_SECONDS
 from indexer.pipeline import ChunkOptions, Pipeline
 from indexer.roles.labeller import RoleLabeller
 from ratio import settings
@@ -42,7 +43,8 @@ class PipelineRecipe:
     role_head: str | None = None
     chunks: ChunkOptions = field(default_factory=ChunkOptions)
     llm: settings.LLMSettings | None = None  # refines summaries when set (``--refine-summaries``)
+    judgment_seconds: float | None = DEFAULT_JUDGMENT_SECONDS  # the time budget of one judgment (indexer.budget)
 
     def __call__(self) -> Pipeline:
         return Pipeline(open_labeller(self.encoder, self.role_head), self.chunks,
-                        open_llm(self.llm) if self.llm is not None else None)
+                        open_llm(self.llm) if self.llm is not None else None, self.judgment_seconds)

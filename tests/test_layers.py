@@ -42,7 +42,7 @@ OURS = frozenset(ALLOWED)
 # The lab wing: evaluation, training and benchmarks (dotted module or package names).
 LAB: frozenset[str] = frozenset({
     "search.evaluate", "search.training", "search.benchmark", "search.knn_bench",
-    "indexer.benchmark", "indexer.sentence_eval", "indexer.roles.train", "indexer.roles.evaluate",
+    "indexer.benchmark", "indexer.hostile", "indexer.sentence_eval", "indexer.roles.train", "indexer.roles.evaluate",
     "indexer.roles.data",
 })
 # Modules outside the lab that may import it: the command-line front end.

@@ -4,7 +4,7 @@ objects, and every file they cannot read into a :class:`~indexer.document.LoadEr
 Use :func:`load`; the per-format loaders are public for callers that already know the format.
 """
 
-from indexer.loaders._common import DEFAULT_MAX_BYTES, LoadOptions
+from indexer.loaders._common import DEFAULT_JUDGMENT_SECONDS, DEFAULT_MAX_BYTES, LoadOptions
 from indexer.loaders.dispatch import Loaded, iter_files, load, loader_for
 from indexer.loaders.html import html_to_text, load_html
 from indexer.loaders.pdf import load_pdf
@@ -12,6 +12,7 @@ from indexer.loaders.records import load_json, load_jsonl, record_to_judgment
 from indexer.loaders.text import load_text, parse_statute
 
 __all__ = [
+    "DEFAULT_JUDGMENT_SECONDS",
     "DEFAULT_MAX_BYTES",
     "LoadOptions",
     "Loaded",

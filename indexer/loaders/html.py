@@ -41,25 +41,29 @@ def html_to_text(markup: bytes | str) -> tuple[str, str | None]:
     title_tag = soup.find("title")
     title = _SPACES.sub(" ", title_tag.get_text()).strip() if title_tag else None
     parts: list[str] = []
-
-    def walk(node: Tag, in_pre: bool) -> None:
-        for child in node.children:
-            if isinstance(child, Comment):
+    # Walked with a stack rather than by recursion: a page nested 100,000 tags deep is read like any other.
+    # Each entry is the children still to visit, whether they are inside <pre>, and what to add after them.
+    stack: list[tuple[Iterator[object], bool, str]] = [(iter(soup.children), False, "")]
+    while stack:
+        children, in_pre, after = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            parts.append(after)
+            continue
+        if isinstance(child, Comment):
+            continue
+        if isinstance(child, NavigableString):
+            parts.append(str(child) if in_pre else _SPACES.sub(" ", str(child)))
+        elif isinstance(child, Tag) and child.name not in _SKIP:
+            if child.name == "br":
+                parts.append("\n")
                 continue
-            if isinstance(child, NavigableString):
-                parts.append(str(child) if in_pre else _SPACES.sub(" ", str(child)))
-            elif isinstance(child, Tag) and child.name not in _SKIP:
-                if child.name == "br":
-                    parts.append("\n")
-                    continue
-                block = child.name in _BLOCKS
-                if block:
-                    parts.append("\n\n" if child.name in _PARAGRAPHS else "\n")
-                walk(child, in_pre or child.name == "pre")
-                if block:
-                    parts.append("\n")
+            block = child.name in _BLOCKS
+            if block:
+                parts.append("\n\n" if child.name in _PARAGRAPHS else "\n")
+            stack.append((iter(child.children), in_pre or child.name == "pre", "\n" if block else ""))
 
-    walk(soup, False)
     lines = [line.strip() for line in "".join(parts).split("\n")]
     text = _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
     return text, title or None
@@ -74,8 +78,9 @@ def load_html(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadError
     if not data.strip():
         yield LoadError(str(path), "empty file")
         return
-    if b"\x00" in data[:8192]:
-        yield LoadError(str(path), "binary file (contains NUL bytes), not HTML")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        yield LoadError(str(path), f"binary file (a NUL byte at byte {nul}), not HTML")
         return
     text, title = html_to_text(data)
     if not text:

@@ -132,6 +132,7 @@ def record_to_judgment(
         options,
         source_path=str(path),
         fields=fields,
+        item=item,
     )
 
 
@@ -171,6 +172,9 @@ def load_jsonl(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadErro
                 except RecursionError:
                     yield LoadError(item, _TOO_DEEP)
                     continue
+                except ValueError as exc:  # a number json cannot convert (over 4,300 digits)
+                    yield LoadError(item, f"invalid JSON at line {number}: {exc}")
+                    continue
                 yield record_to_judgment(record, item, path, options, "jsonl")
     except (OSError, EOFError, zlib.error) as exc:
         yield LoadError(str(path), f"cannot read file: {exc}")
@@ -196,6 +200,9 @@ def load_json(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadError
         return
     except RecursionError:
         yield LoadError(str(path), _TOO_DEEP)
+        return
+    except ValueError as exc:  # a number json cannot convert (over 4,300 digits)
+        yield LoadError(str(path), f"invalid JSON: {exc}")
         return
     if isinstance(value, list):
         for position, record in enumerate(value):

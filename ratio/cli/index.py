@@ -17,6 +17,7 @@ import mappings
 from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, ModelError, encoder_dimension
 from backends.opensearch import create_indices, install_pipelines
 from backends.opensearch.indices import fit_to_cluster, index_encoder
+from indexer.budget import DEFAULT_JUDGMENT_SECONDS
 from ratio import settings
 from ratio.cli.alerts import report_index_alerts
 from ratio.cli.common import Context, configured_llm
@@ -60,6 +61,10 @@ def _labeller(encoder_name: str, head: Path | None):
 @click.option("--retry-seconds", type=click.FloatRange(min=0), envvar="RATIO_RETRY_SECONDS", default=60.0,
               show_default=True, help="How long an unreachable cluster is asked again (with backoff) before the run "
                                       "stops with its report; re-running resumes.")
+@click.option("--judgment-seconds", type=click.FloatRange(min=0, min_open=True), envvar="RATIO_JUDGMENT_SECONDS",
+              default=DEFAULT_JUDGMENT_SECONDS, show_default=True,
+              help="Time budget of one judgment, checked after each step of loading and processing: a judgment "
+                   "over it fails alone ('took more than N s in <step>') and the batch goes on.")
 @click.option("--refine-summaries", is_flag=True,
               help="Rewrite each summary's facts and legal issues with the LLM (--llm), kept only where the "
                    "judgment supports them; seconds per judgment on a CPU.")
@@ -69,9 +74,9 @@ def _labeller(encoder_name: str, head: Path | None):
 @click.pass_obj
 def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: str | None, encoder: str | None,
           role_head: Path | None, window: int, overlap: int, batch_size: int, max_file_mb: int, strict: bool,
-          replace: bool, retry_seconds: float, refine_summaries: bool, llm_kind: str | None, llm_model: str | None,
-          llm_url: str | None, ray_address: str | None, ray_workers: int, num_cpus: float, num_gpus: float,
-          block_size: int, as_json: bool) -> None:
+          replace: bool, retry_seconds: float, judgment_seconds: float, refine_summaries: bool, llm_kind: str | None,
+          llm_model: str | None, llm_url: str | None, ray_address: str | None, ray_workers: int, num_cpus: float,
+          num_gpus: float, block_size: int, as_json: bool) -> None:
     """Index judgments and statutes from files, directories or globs (.txt, .txt.gz, .json, .jsonl, .pdf, .html).
 
     Re-running on unchanged input changes nothing and embeds nothing; a changed file replaces its own
@@ -92,7 +97,8 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from exc
     try:
-        load_options = LoadOptions(max_bytes=max_file_mb * 1024 * 1024, id_prefix=id_prefix, source=source)
+        load_options = LoadOptions(max_bytes=max_file_mb * 1024 * 1024, id_prefix=id_prefix, source=source,
+                                   judgment_seconds=judgment_seconds)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--id-prefix") from exc
     llm = configured_llm(llm_kind, llm_model, llm_url) if refine_summaries else None
@@ -135,12 +141,13 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
 
         bulk = BulkSettings(retry_seconds=retry_seconds)
         if ray_address is None:
-            writer = IndexWriter(client, aliases, Pipeline(labeller, chunk_options, llm), batch_size=batch_size,
-                                 bulk=bulk, progress=advance, replace=replace)
+            writer = IndexWriter(client, aliases, Pipeline(labeller, chunk_options, llm, judgment_seconds),
+                                 batch_size=batch_size, bulk=bulk, progress=advance, replace=replace)
             report, on_ray = writer.run(load(paths, load_options)), None
         else:
             recipe = PipelineRecipe(encoder, str(role_head) if role_head else None, chunk_options,
-                                    LLMSettings.read(kind=llm_kind, model=llm_model, url=llm_url) if llm else None)
+                                    LLMSettings.read(kind=llm_kind, model=llm_model, url=llm_url) if llm else None,
+                                    judgment_seconds)
             on_ray = index_on_ray(paths, address=ray_address, recipe=recipe, connection=ctx.settings(),
                                   aliases=aliases, load_options=load_options, bulk=bulk, batch_size=batch_size,
                                   workers=ray_workers, num_cpus=num_cpus, num_gpus=num_gpus,
