@@ -71,18 +71,19 @@ def _runner(searcher: Searcher, mode: str) -> Callable[[SearchRequest], object]:
 
 
 def measure(searcher: Searcher, requests: Sequence[SearchRequest], modes: Sequence[str] = MODES) -> list[Latency]:
-    """p50 / p95 / mean latency per mode over ``requests`` (each run once per mode, after a warm-up)."""
+    """p50 / p95 / mean latency per mode over ``requests``, after one warm-up search per mode. The modes take
+    turns on each request (not one mode over every request, then the next), so a change in the machine's load
+    meets every mode alike and their ratios hold even where the absolute figures drift."""
     if not requests:
         raise ValueError("no queries to measure")
-    results = []
-    for mode in modes:
-        run = _runner(searcher, mode)
+    runs = {mode: _runner(searcher, mode) for mode in modes}
+    for run in runs.values():
         run(requests[0])
-        times = []
-        for request in requests:
+    times: dict[str, list[float]] = {mode: [] for mode in modes}
+    for request in requests:
+        for mode, run in runs.items():
             started = time.perf_counter()
             run(request)
-            times.append((time.perf_counter() - started) * 1000)
-        results.append(Latency(mode, len(times), round(percentile(times, 0.5), 1),
-                               round(percentile(times, 0.95), 1), round(statistics.fmean(times), 1)))
-    return results
+            times[mode].append((time.perf_counter() - started) * 1000)
+    return [Latency(mode, len(t), round(percentile(t, 0.5), 1), round(percentile(t, 0.95), 1),
+                    round(statistics.fmean(t), 1)) for mode, t in times.items()]

@@ -62,7 +62,7 @@ def bench() -> None:
 @role_mode_option(choices=[m.value for m in RoleMode if m is not RoleMode.FILTER], default=RoleMode.BOOST.value,
                   help="Role handling (filter needs named roles, and these queries name none).")
 @click.option("--rerank-top", default=50, show_default=True, help="Chunks rescored in hybrid_rerank.")
-@click.option("--mode", "modes", multiple=True, type=click.Choice(MODES + LLM_MODES),
+@click.option("--measure", "modes", multiple=True, type=click.Choice(MODES + LLM_MODES),
               help="Measure only these search paths (repeatable; default: every path, the LLM ones with --llm).")
 @reranker_option()
 @encoder_option()

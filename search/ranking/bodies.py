@@ -11,12 +11,15 @@ body, candidate and feature alike, so nothing the user excluded can come back th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 __all__ = [
-    "IDS_ONLY", "SUMMARY_FIELDS", "chunk_role_body", "chunk_similarity_body", "judgment_similarity_body",
-    "metadata_body", "provision_df_body", "provisions_body", "terms_body", "terms_query",
+    "IDS_ONLY", "NO_ROLE", "SUMMARY_FIELDS", "best_per_role", "chunk_roles_body",
+    "chunk_similarity_body", "chunk_similarity_roles_body", "judgment_similarity_body", "metadata_body",
+    "provision_df_body", "provisions_body", "terms_body", "terms_query",
 ]
 
 Body = dict[str, Any]
@@ -70,12 +73,41 @@ def _judgment_filter(ids: Sequence[str]) -> Body:
     return {"terms": {"judgment_id": list(ids)}}
 
 
-def chunk_role_body(terms: Terms, ids: Sequence[str], roles: Sequence[str] = ()) -> Body:
-    """Each candidate judgment's best chunk for ``terms`` among its chunks of ``roles`` (all chunks when empty):
-    one hit per judgment (collapsed), so the score says how well that part of the judgment matches."""
-    filters = [_judgment_filter(ids), *([{"terms": {"role": list(roles)}}] if roles else [])]
-    return {"query": _bool(terms_query(terms), filters), "size": len(ids), "collapse": {"field": "judgment_id"},
-            **IDS_ONLY}
+# Per candidate judgment, per role, the best chunk's score: one pass over the candidates' chunks instead of one
+# collapsed search per role group (the groups' maxima are taken from these in Python). Chunks without a role
+# count under "_none", so the best over every role is the best chunk of the judgment.
+NO_ROLE = "_none"
+
+
+def _best_per_role(size: int) -> Body:
+    return {"per_judgment": {"terms": {"field": "judgment_id", "size": max(size, 1)},
+                             "aggs": {"per_role": {"terms": {"field": "role", "size": 64, "missing": NO_ROLE},
+                                                   "aggs": {"best": {"max": {"script": "_score"}}}}}}}
+
+
+def chunk_roles_body(terms: Terms, ids: Sequence[str]) -> Body:
+    """Each candidate judgment's best chunk score for ``terms`` in each role (aggregations, no hits)."""
+    return {"query": _bool(terms_query(terms), [_judgment_filter(ids)]), "size": 0, "track_total_hits": False,
+            "aggs": _best_per_role(len(ids))}
+
+
+def chunk_similarity_roles_body(vector: Sequence[float], ids: Sequence[str]) -> Body:
+    """Each candidate judgment's most similar chunk to the query vector in each role (aggregations, no hits)."""
+    query = {"script_score": {"query": {"bool": {"filter": [_judgment_filter(ids)]}}, "script": _knn_script(vector)}}
+    return {"query": query, "size": 0, "track_total_hits": False, "aggs": _best_per_role(len(ids))}
+
+
+def best_per_role(response: Body) -> dict[str, dict[str, float]]:
+    """Judgment id -> role -> best chunk score, from a :func:`chunk_roles_body` or
+    :func:`chunk_similarity_roles_body` answer."""
+    return {bucket["key"]: {role["key"]: _as_hit_score(role["best"]["value"]) for role in bucket["per_role"]["buckets"]}
+            for bucket in response["aggregations"]["per_judgment"]["buckets"]}
+
+
+def _as_hit_score(value: float) -> float:
+    """A max aggregation's double as a hit's ``_score`` reads: Lucene's float32, in its shortest decimal form
+    (so the features equal those of one collapsed search per role, to the last bit)."""
+    return float(str(np.float32(value)))
 
 
 def _knn_script(vector: Sequence[float]) -> Body:
@@ -96,8 +128,14 @@ def chunk_similarity_body(vector: Sequence[float], ids: Sequence[str], roles: Se
     return {"query": query, "size": len(ids), "collapse": {"field": "judgment_id"}, **IDS_ONLY}
 
 
-def metadata_body(ids: Sequence[str], fields: Sequence[str]) -> Body:
-    """The candidates' metadata ``fields`` from doc values (no stored text read; keyword lists come back sorted
-    and deduplicated, which is how the features use them: as sets)."""
-    return {"query": {"ids": {"values": list(ids)}}, "size": len(ids), **IDS_ONLY,
-            "docvalue_fields": ["judgment_id", *fields]}
+def metadata_body(ids: Sequence[str], values: Sequence[str], shared: Mapping[str, Sequence[str]]) -> Body:
+    """The candidates' numeric ``values`` from doc values, and which of the query's own entities each one shares:
+    ``shared`` maps a keyword field to the query's values for it, each asked as a named clause, so a hit's
+    ``matched_queries`` (``field:value``) list exactly the shared ones. Reading the fields whole instead (every
+    citation of a thousand judgments) made a half-megabyte answer."""
+    named = [{"term": {name: {"value": value, "_name": f"{name}:{value}"}}}
+             for name, wanted in shared.items() for value in dict.fromkeys(wanted)]
+    query: Body = {"bool": {"filter": [{"ids": {"values": list(ids)}}]}}
+    if named:
+        query["bool"]["should"] = named
+    return {"query": query, "size": len(ids), **IDS_ONLY, "docvalue_fields": ["judgment_id", *values]}

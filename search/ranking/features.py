@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,7 +41,6 @@ __all__ = ["FEATURES", "GROUPS", "Candidates", "FeatureMatrix", "FeatureSettings
            "role_groups"]
 
 Body = dict[str, Any]
-_META_LISTS = ("cited_provisions", "cited_judgments", "citations")
 _META_VALUES = ("year", "n_sentences")
 
 
@@ -101,6 +100,7 @@ class Candidates:
     ids: tuple[str, ...]
     long: Mapping[str, float]
     contexts: tuple[Mapping[str, float], ...] = ()
+    short: Mapping[str, float] = field(default_factory=dict)  # the short reduction's scores (its top ``depth``)
 
 
 @dataclass(frozen=True)
@@ -124,11 +124,15 @@ def _hits(response: Mapping[str, Any]) -> dict[str, float]:
 
 
 def _metadata(response: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per candidate: its numeric values, and for each list field the query's values it shares (only those:
+    what the legal features and the explanations compare)."""
     meta = {}
     for hit in response["hits"]["hits"]:
         fields = hit.get("fields") or {}
-        row: dict[str, Any] = {name: fields[name] for name in _META_LISTS if name in fields}
-        row.update({name: fields[name][0] for name in _META_VALUES if fields.get(name)})
+        row: dict[str, Any] = {name: fields[name][0] for name in _META_VALUES if fields.get(name)}
+        for name in hit.get("matched_queries") or ():
+            field_name, _, value = name.partition(":")
+            row.setdefault(field_name, []).append(value)
         meta[fields["judgment_id"][0]] = row
     return meta
 
@@ -216,30 +220,39 @@ class Features:
         ordered += [doc for found in contexts for doc in found]
         dropped = set(exclude)
         ids = tuple(d for d in dict.fromkeys(ordered) if d not in dropped)[: s.max_candidates]
-        return Candidates(ids, long, contexts)
+        return Candidates(ids, long, contexts, short)
 
     # ------------------------------------------------------------------ features
-    def _requests(self, profile: QueryProfile, ids: Sequence[str], vector: Sequence[float] | None,
+    def _requests(self, profile: QueryProfile, candidates: Candidates, vector: Sequence[float] | None,
                   filters: Sequence[Body]) -> list[tuple[str, Body]]:
         s, judgments, chunks = self.settings, self.aliases["judgments"], self.aliases["chunks"]
         long, short = profile.reduced(s.long_terms, "kl"), profile.reduced(s.short_terms, "idf")
+        ids = candidates.ids
         n = len(ids)
+        # the two reductions' scores of the candidates their own source did not return (the same queries: the
+        # scores a candidate source returned are exact already)
+        unscored_long = [d for d in ids if d not in candidates.long]
+        unscored_short = [d for d in ids if d not in candidates.short]
         requests = [
-            (judgments, bodies.terms_body(long, n, ids=ids)),
-            (judgments, bodies.terms_body(short, n, weighted=False, ids=ids)),
+            (judgments, bodies.terms_body(long, len(unscored_long), ids=unscored_long)),
+            (judgments, bodies.terms_body(short, len(unscored_short), weighted=False, ids=unscored_short)),
             (judgments, bodies.terms_body(short, n, fields=("title",), weighted=False, ids=ids)),
             (judgments, bodies.terms_body(short, n, fields=bodies.SUMMARY_FIELDS, weighted=False, ids=ids)),
-            (chunks, bodies.chunk_role_body(short, ids)),
-            *((chunks, bodies.chunk_role_body(short, ids, self.groups.get(g, (g,)))) for g in _ROLE_GROUPS),
+            (chunks, bodies.chunk_roles_body(short, ids)),
         ]
         if vector is not None:
             requests += [(judgments, bodies.judgment_similarity_body(vector, ids)),
-                         (chunks, bodies.chunk_similarity_body(vector, ids)),
-                         *((chunks, bodies.chunk_similarity_body(vector, ids, self.groups.get(g, (g,))))
-                           for g in _SIM_GROUPS)]
+                         (chunks, bodies.chunk_similarity_roles_body(vector, ids))]
         if profile.provisions:
             requests.append((judgments, bodies.provision_df_body(profile.provisions)))
         return requests
+
+    def _best(self, per_role: Mapping[str, Mapping[str, float]], ids: Sequence[str],
+              group: str | None = None) -> np.ndarray:
+        """Each candidate's best chunk score among the roles of ``group`` (every role when None); 0 without one."""
+        roles = None if group is None else set(self.groups.get(group, (group,)))
+        return np.array([max((score for role, score in per_role.get(d, {}).items() if roles is None or role in roles),
+                             default=0.0) for d in ids], dtype=np.float64)
 
     def features(self, profile: QueryProfile, candidates: Candidates, *, vector: Sequence[float] | None = None,
                  filters: Sequence[Body] = (), exclude: Sequence[str] = ()) -> FeatureMatrix:
@@ -249,8 +262,9 @@ class Features:
         ids = candidates.ids
         if not ids:
             return FeatureMatrix((), np.zeros((0, len(FEATURES)), dtype=np.float32), {})
-        requests = self._requests(profile, ids, vector, filters)
-        requests.append((self.aliases["judgments"], bodies.metadata_body(ids, (*_META_LISTS, *_META_VALUES))))
+        requests = self._requests(profile, candidates, vector, filters)
+        shared = {"cited_provisions": profile.provisions, "cited_judgments": profile.cited, "citations": profile.cited}
+        requests.append((self.aliases["judgments"], bodies.metadata_body(ids, _META_VALUES, shared)))
         *responses, metadata = _msearch(self.client, requests)
         meta = _metadata(metadata)
         columns: dict[str, np.ndarray] = {}
@@ -268,20 +282,24 @@ class Features:
         columns["q_contexts"] = np.full(n, float(len(profile.contexts)))
         columns["q_provisions"] = np.full(n, float(len(profile.provisions)))
         it = iter(responses)
-        long, short, title, summary = (scores(next(it)) for _ in range(4))
+        long, short = ({**known, **_hits(next(it))} for known in (candidates.long, candidates.short))
+        long, short = (np.array([found.get(d, 0.0) for d in ids], dtype=np.float64) for found in (long, short))
+        title, summary = (scores(next(it)) for _ in range(2))
         columns.update(bm25_long=long, bm25_long_norm=norm(long), bm25_short=short, bm25_short_norm=norm(short),
                        bm25_title_norm=norm(title), bm25_summary_norm=norm(summary))
         long_ranks = _ranks(candidates.long)
         columns["rank_long"] = np.array([math.log(long_ranks[d]) if d in long_ranks else np.nan for d in ids])
         columns.update(_context_columns(candidates, ids))
-        columns["role_any_norm"] = norm(scores(next(it)))
+        lexical = bodies.best_per_role(next(it))
+        columns["role_any_norm"] = norm(self._best(lexical, ids))
         for group in _ROLE_GROUPS:
-            columns[f"role_{group}_norm"] = norm(scores(next(it)))
+            columns[f"role_{group}_norm"] = norm(self._best(lexical, ids, group))
         if vector is not None:
             columns["sim_judgment"] = scores(next(it))
-            columns["sim_chunk"] = scores(next(it))
+            similar = bodies.best_per_role(next(it))
+            columns["sim_chunk"] = self._best(similar, ids)
             for group in _SIM_GROUPS:
-                sim = scores(next(it))
+                sim = self._best(similar, ids, group)
                 columns[f"sim_{group}"] = np.where(sim > 0, sim, np.nan)
         else:
             for name in ("sim_judgment", "sim_chunk", *(f"sim_{g}" for g in _SIM_GROUPS)):
