@@ -20,6 +20,7 @@ from markupsafe import Markup
 from pydantic import ValidationError
 
 from legal.roles import load_role_set
+from ratio.web.offload import with_deadline
 from ratio.web.schemas import SearchParams
 from ratio.web.service import Service
 from search.errors import QueryError
@@ -168,13 +169,19 @@ def provision_page(request: Request, provision_id: str) -> HTMLResponse:
 
 
 @router.get("/ui/explain", response_class=HTMLResponse)
-def explain_fragment(request: Request, q: Annotated[str, Query(max_length=MAX_CHARS)] = "",
-                     judgment_id: Annotated[str, Query(max_length=512)] = "") -> HTMLResponse:
-    """One hit's explanation as a small HTML fragment, fetched by the search page after it has rendered."""
+async def explain_fragment(request: Request, q: Annotated[str, Query(max_length=MAX_CHARS)] = "",
+                           judgment_id: Annotated[str, Query(max_length=512)] = "") -> HTMLResponse:
+    """One hit's explanation as a small HTML fragment, fetched by the search page after it has rendered
+    (under the app's deadline: it may call the LLM). An unknown judgment is a 404 fragment."""
     if not q.strip() or not judgment_id:
         return HTMLResponse("", status_code=400)
+    svc = _service(request)
+    timeout = request.app.state.heavy_timeout
+    if not await with_deadline(timeout, svc.judgment_exists, judgment_id):
+        return HTMLResponse(f'<span class="muted">The corpus has no judgment {Markup.escape(repr(judgment_id))}.'
+                            '</span>', status_code=404)
     try:
-        explanation = _service(request).explain(q, judgment_id)
+        explanation = await with_deadline(timeout, svc.explain, q, judgment_id)
     except (QueryError, LookupError) as exc:
         return HTMLResponse(f'<span class="muted">{Markup.escape(str(exc))}</span>', status_code=400)
     return _render(request, "_explanation.html", {"explanation": explanation})
