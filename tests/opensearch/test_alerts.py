@@ -23,7 +23,7 @@ from opensearchpy import OpenSearch
 
 import mappings
 from backends.opensearch import ConnectionSettings, IndexLayout, create_indices
-from backends.webhooks import SIGNATURE_HEADER, WebhookPolicy, sign
+from backends.webhooks import WebhookPolicy
 from indexer.loaders import load
 from indexer.pipeline import Pipeline
 from indexer.roles.labeller import RoleLabeller
