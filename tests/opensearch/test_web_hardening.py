@@ -253,3 +253,58 @@ def test_saved_search_webhooks_must_be_public_and_without_credentials(api: TestC
         assert not delivery["ok"] and delivery["attempts"] == 0 and "loopback" in delivery["error"]
     finally:
         assert api.delete("/api/v1/saved-searches/internal").status_code == 204
+
+
+# ---------------------------------------------------------------- row 8: ratio serve --workers 2
+
+def test_ratio_serve_with_two_workers_serves(opensearch_settings, aliases, tmp_path) -> None:
+    """The real command in a subprocess: uvicorn starts two worker processes from the app factory, and the
+    settings given on the command line (the key here) reach both."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    import requests
+
+    repo = Path(__file__).resolve().parents[2]
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    prefix = aliases["judgments"].removesuffix("-judgments")
+    env = {k: v for k, v in os.environ.items() if k != "RATIO_SERVE_CONFIG"}
+    env.update(PYTHONPATH=str(repo), RATIO_API_KEY="two-workers", RATIO_LLM="none")
+    log = (tmp_path / "serve.log").open("w+")
+    server = subprocess.Popen([sys.executable, "-m", "ratio.cli", "--url", opensearch_settings.url, "--prefix", prefix,
+                               "serve", "--port", str(port), "--workers", "2"], cwd=repo, env=env,
+                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            assert server.poll() is None, f"ratio serve exited with {server.returncode}"
+            try:
+                if requests.get(f"{base}/api/v1/health", timeout=5).status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "ratio serve --workers 2 did not answer /health"
+            time.sleep(0.5)
+        assert requests.get(f"{base}/api/v1/search", params={"q": "murder"}, timeout=60).status_code == 401
+        for _ in range(4):  # several requests: both workers answer (the kernel spreads the connections)
+            found = requests.get(f"{base}/api/v1/search", params={"q": "murder conviction", "size": 3},
+                                 headers={"X-API-Key": "two-workers"}, timeout=240)
+            assert found.status_code == 200, found.text[:300]
+            assert found.json()["hits"]
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        try:
+            server.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(10)
+        log.seek(0)
+        output = log.read()
+        log.close()
+    assert output.count("Started server process") == 2, output[-3000:]
