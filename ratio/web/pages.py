@@ -20,7 +20,7 @@ from markupsafe import Markup
 from pydantic import ValidationError
 
 from legal.roles import load_role_set
-from ratio.web.offload import with_deadline
+from ratio.web.offload import DeadlineExceededError, with_deadline
 from ratio.web.schemas import SearchParams
 from ratio.web.service import Service
 from search.errors import QueryError
@@ -86,15 +86,17 @@ def _not_found(request: Request, kind: str, item_id: str) -> HTMLResponse:
 
 
 @router.get("/", response_class=HTMLResponse)
-def search_page(request: Request) -> HTMLResponse:
+async def search_page(request: Request) -> HTMLResponse:
     params, error = _params(request)
     svc = _service(request)
     page, status = None, 200
     if error is None and (params.q.strip() or params.court or params.judge or params.date_from or params.date_to):
         try:
-            page = svc.search(params)
+            page = await with_deadline(request.app.state.heavy_timeout, svc.search, params)
         except QueryError as exc:
             error, status = str(exc), 400
+        except DeadlineExceededError as exc:
+            error, status = str(exc), 503
     elif error:
         status = 422
     facet_links = {}
@@ -130,15 +132,17 @@ def judgment_page(request: Request, judgment_id: str) -> HTMLResponse:
 
 
 @router.get("/explore", response_class=HTMLResponse)
-def explore_page(request: Request) -> HTMLResponse:
+async def explore_page(request: Request) -> HTMLResponse:
     params, error = _params(request)
     status = 422 if error else 200
     view = None
     if error is None:
         try:
-            view = _service(request).explore(params)
+            view = await with_deadline(request.app.state.heavy_timeout, _service(request).explore, params)
         except QueryError as exc:
             error, status = str(exc), 400
+        except DeadlineExceededError as exc:
+            error, status = str(exc), 503
     links = {}
     if view is not None:
         words = _has_words(params.q)
@@ -184,4 +188,6 @@ async def explain_fragment(request: Request, q: Annotated[str, Query(max_length=
         explanation = await with_deadline(timeout, svc.explain, q, judgment_id)
     except (QueryError, LookupError) as exc:
         return HTMLResponse(f'<span class="muted">{Markup.escape(str(exc))}</span>', status_code=400)
+    except DeadlineExceededError as exc:
+        return HTMLResponse(f'<span class="muted">{Markup.escape(str(exc))}</span>', status_code=503)
     return _render(request, "_explanation.html", {"explanation": explanation})

@@ -297,6 +297,10 @@ def test_ratio_serve_with_two_workers_serves(opensearch_settings, aliases, tmp_p
                                  headers={"X-API-Key": "two-workers"}, timeout=240)
             assert found.status_code == 200, found.text[:300]
             assert found.json()["hits"]
+        # a worker starts the citation extractor's child processes too
+        cited = requests.post(f"{base}/api/v1/citations/check", json={"text": DENSE * 3},
+                              headers={"X-API-Key": "two-workers"}, timeout=240)
+        assert cited.status_code == 200 and cited.json()["checks"], cited.text[:300]
     finally:
         os.killpg(server.pid, signal.SIGINT)
         try:
