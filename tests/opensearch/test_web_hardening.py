@@ -312,3 +312,37 @@ def test_ratio_serve_with_two_workers_serves(opensearch_settings, aliases, tmp_p
         output = log.read()
         log.close()
     assert output.count("Started server process") == 2, output[-3000:]
+
+
+def test_the_remote_client_does_not_repeat_a_request_that_passed_the_deadline(ratio_client) -> None:
+    import socket
+
+    import uvicorn
+
+    from ratio.remote import RemoteClient, RemoteError
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    calls: list[str] = []
+
+    async def counted(scope, receive, send):
+        calls.append(scope.get("path", ""))
+        await app(scope, receive, send)
+
+    app = create_app(ratio_client, heavy_timeout=0.001)
+    server = uvicorn.Server(uvicorn.Config(counted, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        assert thread.is_alive() and time.sleep(0.05) is None
+    try:
+        # explore: aggregations only, so the abandoned work is an OpenSearch call (a search would leave the
+        # encoder running in a thread as the test session ends)
+        with pytest.raises(RemoteError) as caught:
+            RemoteClient(f"http://127.0.0.1:{port}").explore(QUERY)
+        assert caught.value.status == 503 and caught.value.code == "deadline_exceeded"
+        assert calls.count("/api/v1/explore") == 1
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
