@@ -241,8 +241,7 @@ def delete_search(client: OpenSearch, aliases: Mapping[str, str], name: str) -> 
 
 def judgments_since(client: OpenSearch, aliases: Mapping[str, str], since: dt.datetime) -> list[str]:
     """Ids of the judgments (re)indexed at or after ``since`` (a naive time is taken as UTC)."""
-    if since.tzinfo is None:
-        since = since.replace(tzinfo=dt.UTC)
+    since = since.replace(tzinfo=dt.UTC) if since.tzinfo is None else since.astimezone(dt.UTC)  # offsets > 18 h
     body = {"query": {"range": {"indexed_at": {"gte": since.isoformat()}}}, "_source": False}
     return [hit["_id"] for hit in _pages(client, aliases["judgments"], body, "judgment_id")]
 

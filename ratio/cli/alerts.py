@@ -98,10 +98,10 @@ def delete_command(ctx: Context, name: str) -> None:
 def _since(value: str) -> dt.datetime:
     try:
         moment = dt.datetime.fromisoformat(value)
-    except ValueError:
+        return moment.astimezone(dt.UTC) if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+    except (ValueError, OverflowError):
         raise click.BadParameter(f"{value!r} is not an ISO date-time (2025-01-31 or 2025-01-31T09:00:00+05:30)",
                                  param_hint="--since") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 def _echo_alerts(alerts: Sequence[saved.Alert], err: bool = False) -> None:

@@ -103,7 +103,8 @@ def check(body: AlertCheckBody, svc: ServiceDep, request: Request) -> AlertsOut:
     if body.since:
         try:
             since = dt.datetime.fromisoformat(body.since)
-        except ValueError:
+            since = since.astimezone(dt.UTC) if since.tzinfo else since  # OpenSearch takes offsets up to 18 h
+        except (ValueError, OverflowError):
             raise BadValueError(f"since must be an ISO date-time such as 2026-11-30T08:00:00, not "
                                 f"{body.since!r}") from None
         ids += alerts.judgments_since(client, aliases, since)

@@ -86,6 +86,18 @@ def test_odd_inputs_to_pages_and_routes_are_never_a_500(api: TestClient, path: s
     assert response.status_code < 500, response.text[:500]
 
 
+@pytest.mark.parametrize("since, status", [
+    ("2020-01-01T00:00:00-23:59", 200),  # Python takes offsets up to 24 h, OpenSearch up to 18 h
+    ("2020-01-01T00:00:00+23:59", 200),
+    ("9999-12-31T23:59:59-14:00", 400),  # past year 9999 in UTC
+    ("0001-01-01T00:00:00+01:00", 400),  # before year 1 in UTC
+    ("0001-01-01T00:00:00", 200),
+])
+def test_alert_check_times_with_any_offset_are_answered(api: TestClient, since: str, status: int) -> None:
+    response = api.post("/api/v1/alerts/check", json={"since": since})
+    assert response.status_code == status, response.text
+
+
 # ---------------------------------------------------------------- row 6: CSV injection
 
 @pytest.fixture(scope="module")
