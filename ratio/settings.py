@@ -140,7 +140,7 @@ class WebhookSettings:
         return WebhookPolicy.from_entries(self.allow, self.secret)
 
 
-DEFAULT_RATE_LIMIT = "120/minute"
+DEFAULT_RATE_LIMIT = "600/minute"  # a search page is 1 + up to 10 explanation requests
 DEFAULT_HEAVY_TIMEOUT = 30.0
 
 
