@@ -4,7 +4,7 @@ It has the read methods of :class:`ratio.Client` (search, judgment, facets, expl
 returns the same dataclasses, rebuilt from the JSON by the API's own schemas, so code can switch between
 talking to a cluster and talking to ``ratio serve`` by changing the constructor. A 400 comes back as the
 same :class:`~search.errors.QueryError` a local search raises; other errors as :class:`RemoteError` with
-the API's code and message. Connection failures and 503s are retried with backoff.
+the API's code and message. Connection failures and 503s (but a passed deadline) are retried with backoff.
 """
 
 from __future__ import annotations
@@ -33,7 +33,10 @@ class RemoteError(RuntimeError):
 
 
 def _transient(exc: BaseException) -> bool:
-    return isinstance(exc, requests.ConnectionError) or (isinstance(exc, RemoteError) and exc.status == 503)
+    """A refused connection or a 503 from OpenSearch: worth asking again. A request that outlasted the
+    server's deadline (``deadline_exceeded``) would only do so again."""
+    return isinstance(exc, requests.ConnectionError) or (
+        isinstance(exc, RemoteError) and exc.status == 503 and exc.code != "deadline_exceeded")
 
 
 class RemoteClient:

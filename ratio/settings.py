@@ -5,13 +5,15 @@ Lower layers take explicit arguments; this module turns environment variables in
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import platformdirs
 
 from backends.opensearch.artifacts import maven_mirror_from_settings
+from backends.webhooks import WebhookPolicy
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -114,3 +116,79 @@ class LLMSettings:
         if settings.kind == "http" and not settings.url:
             raise ValueError("an http LLM needs a URL: set RATIO_LLM_URL (e.g. http://127.0.0.1:8080/v1)")
         return settings
+
+
+def _list(value: str | None) -> tuple[str, ...]:
+    return tuple(v.strip() for v in (value or "").split(",") if v.strip())
+
+
+@dataclass(frozen=True)
+class WebhookSettings:
+    """Where webhooks may go and how they are signed: ``RATIO_WEBHOOK_ALLOW`` (comma-separated host names,
+    addresses or CIDR networks allowed besides public hosts, for internal hooks) and ``RATIO_WEBHOOK_SECRET``
+    (signs each payload with HMAC-SHA256 in ``X-Ratio-Signature``)."""
+
+    allow: tuple[str, ...] = ()
+    secret: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def read(cls) -> WebhookSettings:
+        return cls(allow=_list(os.environ.get("RATIO_WEBHOOK_ALLOW")),
+                   secret=os.environ.get("RATIO_WEBHOOK_SECRET") or None)
+
+    def policy(self) -> WebhookPolicy:
+        return WebhookPolicy.from_entries(self.allow, self.secret)
+
+
+DEFAULT_RATE_LIMIT = "600/minute"  # a search page is 1 + up to 10 explanation requests
+DEFAULT_HEAVY_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """What ``ratio serve`` hands each worker process: the connection, the models and the web policies.
+
+    ``ratio serve`` writes it as JSON to ``RATIO_SERVE_CONFIG`` and uvicorn's workers rebuild the app from it
+    (:func:`ratio.web.factory.app_from_environment`); a worker cannot share the parent's objects.
+    ``rate_limit`` is per client in the ``limits`` notation (``120/minute``; None: no limit);
+    ``heavy_timeout`` the seconds a CPU-heavy request may run before a 503.
+    """
+
+    url: str
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    verify_certs: bool = True
+    prefix: str = "ratio"
+    reranker: str | None = None
+    rerank_weight: float = 0.5
+    llm: dict[str, object] = field(default_factory=dict, repr=False)
+    api_key: str | None = field(default=None, repr=False)
+    cors_origins: tuple[str, ...] = ()
+    pages: bool = True
+    rate_limit: str | None = DEFAULT_RATE_LIMIT
+    heavy_timeout: float = DEFAULT_HEAVY_TIMEOUT
+    webhook_allow: tuple[str, ...] = ()
+    webhook_secret: str | None = field(default=None, repr=False)
+
+    ENV = "RATIO_SERVE_CONFIG"
+
+    def export(self) -> None:
+        """Leave these settings in this process's environment, where the workers it starts find them."""
+        os.environ[self.ENV] = json.dumps(asdict(self))
+
+    @classmethod
+    def read(cls) -> ServerSettings:
+        """The settings ``ratio serve`` left in ``RATIO_SERVE_CONFIG`` (ValueError when there are none)."""
+        raw = os.environ.get(cls.ENV)
+        if not raw:
+            raise ValueError(f"{cls.ENV} is not set: start the server with 'ratio serve'")
+        data = json.loads(raw)
+        for key in ("cors_origins", "webhook_allow"):
+            data[key] = tuple(data.get(key) or ())
+        return cls(**data)
+
+    def llm_settings(self) -> LLMSettings:
+        return LLMSettings(**self.llm)  # type: ignore[arg-type]
+
+    def webhooks(self) -> WebhookSettings:
+        return WebhookSettings(self.webhook_allow, self.webhook_secret)

@@ -26,16 +26,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConflictError, NotFoundError
 
 import mappings
 from backends.opensearch.indices import IndexLayout, create_indices, current_index
-from backends.webhooks import post_json
+from backends.webhooks import UnsafeWebhookError, WebhookPolicy, check_url, mask_url, post_json
 from search.builders import bm25_query
 from search.errors import BadValueError
 from search.options import FilterOptions, RoleMode
@@ -134,13 +133,13 @@ def _check_name(name: str) -> str:
     return name
 
 
-def _check_webhook(url: str | None) -> str | None:
+def _check_webhook(url: str | None, policy: WebhookPolicy) -> str | None:
     if url is None or not url.strip():
         return None
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BadValueError(f"a webhook is an http:// or https:// URL, not {url!r}")
-    return url.strip()
+    try:
+        return check_url(url, policy)
+    except UnsafeWebhookError as exc:
+        raise BadValueError(f"webhook refused: {exc}") from None
 
 
 # ---------------------------------------------------------------- the index
@@ -179,14 +178,17 @@ def _from_source(source: Mapping[str, Any]) -> SavedSearch:
 
 def save_search(client: OpenSearch, aliases: Mapping[str, str], name: str, query: str, *,
                 options: FilterOptions = NO_FILTERS, webhook: str | None = None, replace: bool = False,
-                now: dt.datetime | None = None) -> SavedSearch:
+                now: dt.datetime | None = None, policy: WebhookPolicy | None = None) -> SavedSearch:
     """Validate and store a saved search; visible to :func:`check` when this returns.
 
-    Raises ``QueryError`` (bad query, option, name or webhook), :class:`DuplicateSearchError` (the name is
-    taken and ``replace`` is False) or :class:`AlertsUnavailableError` (no saved-search index).
+    Raises ``QueryError`` (bad query, option, name, or a webhook that is not http(s), carries credentials or
+    reaches an address ``policy`` refuses: by default anything but public hosts),
+    :class:`DuplicateSearchError` (the name is taken and ``replace`` is False) or
+    :class:`AlertsUnavailableError` (no saved-search index).
     """
     name = _check_name(name)
-    saved = SavedSearch(name=name, query=query, options=options, webhook=_check_webhook(webhook),
+    saved = SavedSearch(name=name, query=query, options=options,
+                        webhook=_check_webhook(webhook, policy or WebhookPolicy()),
                         created_at=(now or dt.datetime.now(dt.UTC)).isoformat(timespec="seconds"))
     doc = {"name": name, "query": compile_search(query, options), "query_text": query,
            "options": asdict(options), "webhook": saved.webhook, "created_at": saved.created_at}
@@ -217,10 +219,12 @@ def _pages(client: OpenSearch, index: str, body: dict[str, Any], sort: str) -> I
 
 
 def list_searches(client: OpenSearch, aliases: Mapping[str, str]) -> list[SavedSearch]:
-    """Every saved search, by name; empty when there is no saved-search index."""
+    """Every saved search, by name, for showing (credentials in a webhook URL masked); empty when there is no
+    saved-search index."""
     body = {"query": {"match_all": {}}, "_source": _OWN_FIELDS}
     try:
-        return [_from_source(hit["_source"]) for hit in _pages(client, _alias(aliases), body, "name")]
+        found = [_from_source(hit["_source"]) for hit in _pages(client, _alias(aliases), body, "name")]
+        return [replace(s, webhook=mask_url(s.webhook)) if s.webhook else s for s in found]
     except NotFoundError:
         return []
 
@@ -237,8 +241,7 @@ def delete_search(client: OpenSearch, aliases: Mapping[str, str], name: str) -> 
 
 def judgments_since(client: OpenSearch, aliases: Mapping[str, str], since: dt.datetime) -> list[str]:
     """Ids of the judgments (re)indexed at or after ``since`` (a naive time is taken as UTC)."""
-    if since.tzinfo is None:
-        since = since.replace(tzinfo=dt.UTC)
+    since = since.replace(tzinfo=dt.UTC) if since.tzinfo is None else since.astimezone(dt.UTC)  # offsets > 18 h
     body = {"query": {"range": {"indexed_at": {"gte": since.isoformat()}}}, "_source": False}
     return [hit["_id"] for hit in _pages(client, aliases["judgments"], body, "judgment_id")]
 
@@ -309,17 +312,20 @@ def alert_payload(alert: Alert, now: dt.datetime | None = None) -> dict[str, Any
 
 
 def notify(alerts: Sequence[Alert], *, timeout: float = 10.0, attempts: int = 3,
-           backoff: float = 0.5) -> list[Delivery]:
+           backoff: float = 0.5, policy: WebhookPolicy | None = None) -> list[Delivery]:
     """POST each alert to its saved search's webhook (those without one are skipped).
 
     Never raises for a failed delivery: each is retried (see :mod:`backends.webhooks`) and then reported in
-    its :class:`Delivery`, and the other alerts still go out.
+    its :class:`Delivery` (URL masked, no response body), and the other alerts still go out. ``policy`` (by
+    default public hosts only, unsigned) is checked again at send time, against the address connected to.
     """
     deliveries = []
     for alert in alerts:
         url = alert.search.webhook
         if not url:
             continue
-        result = post_json(url, alert_payload(alert), timeout=timeout, attempts=attempts, backoff=backoff)
-        deliveries.append(Delivery(alert.search.name, url, result.ok, result.status, result.attempts, result.error))
+        result = post_json(url, alert_payload(alert), policy=policy, timeout=timeout, attempts=attempts,
+                           backoff=backoff)
+        deliveries.append(Delivery(alert.search.name, mask_url(url), result.ok, result.status, result.attempts,
+                                   result.error))
     return deliveries

@@ -22,7 +22,7 @@ All lookups for a text are batched (a few requests, whatever the number of citat
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -204,11 +204,14 @@ def _cited_by_note(count: int) -> str:
 
 def check_citations(client: OpenSearch, aliases: Mapping[str, str], text: str | bytes, *,
                     rules: CitationRules | None = None, kinds: Iterable[str] | None = None,
-                    max_bytes: int = MAX_TEXT_BYTES, max_citations: int = MAX_CITATIONS) -> CitationReport:
+                    max_bytes: int = MAX_TEXT_BYTES, max_citations: int = MAX_CITATIONS,
+                    extract: Callable[..., Iterable[Citation]] = extract_citations) -> CitationReport:
     """Check every citation in ``text`` against the ``judgments`` and ``provisions`` aliases.
 
     ``text`` may be bytes (an upload, a pipe): they are decoded as UTF-8 first. ``kinds`` restricts the
-    check (default: all of :data:`KINDS`). Raises a :class:`CitationTextError` for input that cannot be
+    check (default: all of :data:`KINDS`). ``extract`` finds the citations (called like
+    :func:`legal.citations.extract_citations`; a server passes one that runs in a child process with a
+    deadline). Raises a :class:`CitationTextError` for input that cannot be
     checked; a text without citations gives an empty report.
     """
     text = decode_text(text, max_bytes) if isinstance(text, bytes) else validate_text(text, max_bytes)
@@ -216,7 +219,7 @@ def check_citations(client: OpenSearch, aliases: Mapping[str, str], text: str | 
     if wanted - set(KINDS):
         raise CitationTextError(f"unknown citation kind(s): {', '.join(sorted(wanted - set(KINDS)))}; "
                                 f"choose from {', '.join(KINDS)}")
-    groups = _distinct(extract_citations(text, rules, wanted))
+    groups = _distinct(extract(text, rules, wanted))
     if len(groups) > max_citations:
         raise TextTooLongError(f"the text cites {len(groups):,} distinct judgments and provisions; at most "
                                f"{max_citations:,} are checked at once: split the text")

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ratio import settings
 from ratio.cli.common import Context
 from ratio.cli.options import filter_options, json_option, role_options
 from search import alerts as saved
@@ -38,7 +39,8 @@ def alerts_group() -> None:
 @filter_options()
 @role_options(role_help="Only chunks of this role (repeatable).",
               mode_help="Role handling (default: filter when roles are named; boost and off restrict nothing).")
-@click.option("--webhook", help="POST matching judgments to this http(s) URL as JSON.")
+@click.option("--webhook", help="POST matching judgments to this http(s) URL as JSON (public hosts only unless "
+                                "RATIO_WEBHOOK_ALLOW names it; signed when RATIO_WEBHOOK_SECRET is set).")
 @click.option("--replace", is_flag=True, help="Replace a saved search of the same name.")
 @json_option()
 @click.pass_obj
@@ -53,7 +55,7 @@ def save_command(ctx: Context, name: str, query: str, courts: tuple[str, ...], j
         client = ctx.client()
         saved.ensure_index(client, ctx.layout)
         search = saved.save_search(client, ctx.aliases(), name, query, options=options, webhook=webhook,
-                                   replace=replace)
+                                   replace=replace, policy=settings.WebhookSettings.read().policy())
     except (QueryError, saved.SavedSearchError, saved.AlertsUnavailableError) as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
@@ -96,10 +98,10 @@ def delete_command(ctx: Context, name: str) -> None:
 def _since(value: str) -> dt.datetime:
     try:
         moment = dt.datetime.fromisoformat(value)
-    except ValueError:
+        return moment.astimezone(dt.UTC) if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+    except (ValueError, OverflowError):
         raise click.BadParameter(f"{value!r} is not an ISO date-time (2025-01-31 or 2025-01-31T09:00:00+05:30)",
                                  param_hint="--since") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 def _echo_alerts(alerts: Sequence[saved.Alert], err: bool = False) -> None:
@@ -132,7 +134,8 @@ def check_command(ctx: Context, judgment_ids: tuple[str, ...], since: str | None
         alerts = saved.check(client, aliases, ids)
     except OpenSearchException as exc:
         raise click.ClickException(f"OpenSearch refused: {exc}") from exc
-    deliveries = saved.notify(alerts, timeout=timeout, attempts=attempts) if notify else []
+    policy = settings.WebhookSettings.read().policy()
+    deliveries = saved.notify(alerts, timeout=timeout, attempts=attempts, policy=policy) if notify else []
     if as_json:
         click.echo(json.dumps({"checked": len(dict.fromkeys(ids)), "alerts": [asdict(a) for a in alerts],
                                "deliveries": [asdict(d) for d in deliveries]}, indent=2))

@@ -127,6 +127,9 @@ def bench_api(queries: Path, url: str, api_key: str | None, limit: int | None, m
         started = time.perf_counter()
         response = session.get(f"{base}{path}", params=params, timeout=120)
         elapsed = (time.perf_counter() - started) * 1000
+        if response.status_code == 429:
+            raise click.ClickException("the server's rate limit stopped the benchmark: start it with "
+                                       "'ratio serve --rate-limit off'")
         if not response.ok:
             raise click.ClickException(f"GET {path} answered {response.status_code}: {response.text[:300]}")
         return elapsed, response

@@ -2,17 +2,20 @@
 
 Every route validates its input with the models in :mod:`ratio.web.schemas` (so the OpenAPI spec is the
 contract) and reports problems as ``{"error": {"code", "message"}}`` with a 4xx status; the handlers are
-installed by :func:`ratio.web.app.create_app`. Routes are plain ``def``: FastAPI runs them in its thread
-pool, which suits the blocking OpenSearch client and the encoder.
+installed by :func:`ratio.web.app.create_app`. Light routes are plain ``def``: FastAPI runs them in its
+thread pool, which suits the blocking OpenSearch client. Routes that encode, rank or call the LLM run the
+same way but under the app's deadline (:func:`ratio.web.offload.with_deadline`): past it, a 503.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
+from ratio.web.offload import with_deadline
 from ratio.web.schemas import (
     ErrorResponse,
     ExplainResponse,
@@ -27,11 +30,16 @@ from ratio.web.schemas import (
 from ratio.web.service import Service
 from search.syntax import MAX_CHARS
 
+T = TypeVar("T")
+
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "The query or an option cannot be run; the message says why."},
     401: {"model": ErrorResponse, "description": "An API key is required and was missing or wrong."},
     422: {"model": ErrorResponse, "description": "The request does not match the schema."},
-    503: {"model": ErrorResponse, "description": "OpenSearch did not answer."},
+    429: {"model": ErrorResponse, "description": "Too many requests from this client (Retry-After says when "
+                                                 "to try again)."},
+    503: {"model": ErrorResponse, "description": "OpenSearch did not answer, or the request outlasted the "
+                                                 "server's deadline."},
 }
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorResponse, "description": "No such item in the corpus."}}
@@ -47,6 +55,11 @@ def service(request: Request) -> Service:
 ServiceDep = Annotated[Service, Depends(service)]
 
 
+async def heavy(request: Request, func: Callable[..., T], *args: Any) -> T:
+    """``func(*args)`` in the thread pool under the app's deadline for CPU-heavy work."""
+    return await with_deadline(request.app.state.heavy_timeout, func, *args)
+
+
 class NotFoundError(LookupError):
     """An id the corpus does not hold (the app turns it into a 404)."""
 
@@ -59,36 +72,40 @@ def health(svc: ServiceDep) -> JSONResponse:
 
 
 @router.get("/search", response_model=SearchPage, tags=["search"])
-def search_get(params: Annotated[SearchParams, Query()], svc: ServiceDep) -> SearchPage:
+async def search_get(params: Annotated[SearchParams, Query()], svc: ServiceDep, request: Request) -> SearchPage:
     """Judgments for a query, best first, each with its best passages (highlighted, with their roles)."""
-    return svc.search(params)
+    return await heavy(request, svc.search, params)
 
 
 @router.post("/search", response_model=SearchPage, tags=["search"])
-def search_post(params: SearchParams, svc: ServiceDep) -> SearchPage:
+async def search_post(params: SearchParams, svc: ServiceDep, request: Request) -> SearchPage:
     """The same search with the parameters as a JSON body (for long pasted facts)."""
-    return svc.search(params)
+    return await heavy(request, svc.search, params)
 
 
 @router.get("/facets", response_model=dict[str, list[dict[str, Any]]], tags=["search"])
-def facets(params: Annotated[SearchParams, Query()], svc: ServiceDep) -> dict[str, list[dict[str, Any]]]:
+async def facets(params: Annotated[SearchParams, Query()], svc: ServiceDep,
+                 request: Request) -> dict[str, list[dict[str, Any]]]:
     """Facet counts (court, year, role, cited provisions, judges) of the chunks a search matches."""
-    return svc.search(params.model_copy(update={"size": 1, "explain": False, "cursor": None})).facets
+    page = await heavy(request, svc.search, params.model_copy(update={"size": 1, "explain": False, "cursor": None}))
+    return page.facets
 
 
 @router.get("/explore", response_model=ExploreView, tags=["explore"])
-def explore(params: Annotated[SearchParams, Query()], svc: ServiceDep) -> ExploreView:
+async def explore(params: Annotated[SearchParams, Query()], svc: ServiceDep, request: Request) -> ExploreView:
     """Judgments per year, court, role, cited provision, cited judgment and judge, and provisions cited
     together, over the whole corpus or the chunks a query matches lexically. Each bucket carries the query
     filter that selects it."""
-    return svc.explore(params)
+    return await heavy(request, svc.explore, params)
 
 
 @router.get("/export.csv", response_class=PlainTextResponse, tags=["explore"],
             responses={200: {"content": {"text/csv": {}}, "description": "The ranked judgments as CSV."}})
-def export_csv(params: Annotated[ExportParams, Query()], svc: ServiceDep) -> PlainTextResponse:
-    """A search's judgments as CSV (rank, id, title, court, date, judges, score, best passage, link)."""
-    body = svc.export_csv(SearchParams(**params.model_dump(exclude={"limit"})), params.limit)
+async def export_csv(params: Annotated[ExportParams, Query()], svc: ServiceDep,
+                     request: Request) -> PlainTextResponse:
+    """A search's judgments as CSV (rank, id, title, court, date, judges, score, best passage, link).
+    Cells that a spreadsheet would run as a formula (starting with = + - @, a tab or CR) start with ``'``."""
+    body = await heavy(request, svc.export_csv, SearchParams(**params.model_dump(exclude={"limit"})), params.limit)
     return PlainTextResponse(body, media_type="text/csv",
                              headers={"Content-Disposition": 'attachment; filename="ratio-results.csv"'})
 
@@ -104,17 +121,19 @@ def judgment(judgment_id: JudgmentId, svc: ServiceDep) -> JudgmentView:
 
 
 @router.get("/explain", response_model=ExplainResponse, responses=NOT_FOUND, tags=["search"])
-def explain(q: Annotated[str, Query(min_length=1, max_length=MAX_CHARS)],
-            judgment_id: Annotated[str, Query(min_length=1, max_length=512)], svc: ServiceDep) -> ExplainResponse:
+async def explain(q: Annotated[str, Query(min_length=1, max_length=MAX_CHARS)],
+                  judgment_id: Annotated[str, Query(min_length=1, max_length=512)], svc: ServiceDep,
+                  request: Request) -> ExplainResponse:
     """Why a judgment matches a query, in one line (the LLM's when one is configured, checked against the
     judgment; else extractive)."""
-    if svc.judgment_exists(judgment_id) is False:
+    if await heavy(request, svc.judgment_exists, judgment_id) is False:
         raise NotFoundError(f"the corpus has no judgment {judgment_id!r}")
-    return ExplainResponse(judgment_id=judgment_id, query=q, explanation=svc.explain(q, judgment_id))
+    return ExplainResponse(judgment_id=judgment_id, query=q, explanation=await heavy(request, svc.explain, q,
+                                                                                      judgment_id))
 
 
 @router.get("/provisions", response_model=ProvisionsResponse, tags=["provisions"])
-def provisions(q: Annotated[str, Query(min_length=1, max_length=MAX_CHARS)], svc: ServiceDep,
-               size: Annotated[int, Query(ge=1, le=50)] = 10) -> ProvisionsResponse:
+async def provisions(q: Annotated[str, Query(min_length=1, max_length=MAX_CHARS)], svc: ServiceDep,
+                     request: Request, size: Annotated[int, Query(ge=1, le=50)] = 10) -> ProvisionsResponse:
     """Statute provisions for a question or a description of facts (BM25 and vectors, fused)."""
-    return ProvisionsResponse(query=q, provisions=svc.provisions(q, size))
+    return ProvisionsResponse(query=q, provisions=await heavy(request, svc.provisions, q, size))

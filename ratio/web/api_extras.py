@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Response
+from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
@@ -43,10 +43,14 @@ class AlertsOut(BaseModel):
 
 
 @router.post("/citations/check", response_model=CitationReportOut, tags=["citations"])
-def citations_check(body: CitationCheckBody, svc: ServiceDep) -> CitationReportOut:
+def citations_check(body: CitationCheckBody, svc: ServiceDep, request: Request) -> CitationReportOut:
     """Find the judgment and provision citations in a text (a brief, a draft) and say for each whether the
-    corpus holds it, is ambiguous about it, or does not know it: a guard against invented citations."""
-    report = check_citations(svc.client.client, svc.client.aliases, body.text)
+    corpus holds it, is ambiguous about it, or does not know it: a guard against invented citations.
+
+    The citations are found in a child process under the server's deadline (503 ``deadline_exceeded``
+    past it), so a long text does not hold up other requests."""
+    report = check_citations(svc.client.client, svc.client.aliases, body.text,
+                             extract=request.app.state.extract_citations)
     return CitationReportOut(**report.as_dict())
 
 
@@ -62,15 +66,17 @@ def saved_searches(svc: ServiceDep) -> list[alerts.SavedSearch]:
 
 @router.post("/saved-searches", response_model=alerts.SavedSearch, status_code=201, tags=["alerts"],
              responses={409: {"model": ErrorResponse, "description": "The name is taken."}, **UNAVAILABLE})
-def save(body: SavedSearchBody, svc: ServiceDep, replace: bool = False) -> alerts.SavedSearch | JSONResponse:
+def save(body: SavedSearchBody, svc: ServiceDep, request: Request,
+         replace: bool = False) -> alerts.SavedSearch | JSONResponse:
     """Save a search (Ratio's query syntax and filters); new judgments matching it are reported by the alerts
-    check, and POSTed to ``webhook`` when one is given."""
+    check, and POSTed to ``webhook`` when one is given. A webhook must be an http(s) URL without credentials
+    whose host resolves to public addresses only, unless the server's allow-list names it (else 400)."""
     options = body.options()
     client, aliases = svc.client.client, svc.client.aliases
     try:
         alerts.ensure_index(client, svc.client.layout)
         return alerts.save_search(client, aliases, body.name, body.q, options=options, webhook=body.webhook,
-                                  replace=replace)
+                                  replace=replace, policy=request.app.state.webhooks)
     except alerts.AlertsUnavailableError as exc:
         return _unavailable(exc)
     except alerts.DuplicateSearchError as exc:
@@ -88,21 +94,23 @@ def delete(name: Annotated[str, Path(min_length=1, max_length=200)], svc: Servic
 
 
 @router.post("/alerts/check", response_model=AlertsOut, tags=["alerts"], responses=UNAVAILABLE)
-def check(body: AlertCheckBody, svc: ServiceDep) -> AlertsOut:
+def check(body: AlertCheckBody, svc: ServiceDep, request: Request) -> AlertsOut:
     """Which saved searches match the given judgments (or those indexed since a time); with ``notify``, POST
-    each match to its webhook and report the deliveries."""
+    each match to its webhook and report the deliveries (status and a short reason, never the hook's
+    answer). The address is checked again as each delivery connects."""
     client, aliases = svc.client.client, svc.client.aliases
     ids = list(body.judgment_ids)
     if body.since:
         try:
             since = dt.datetime.fromisoformat(body.since)
-        except ValueError:
+            since = since.astimezone(dt.UTC) if since.tzinfo else since  # OpenSearch takes offsets up to 18 h
+        except (ValueError, OverflowError):
             raise BadValueError(f"since must be an ISO date-time such as 2026-11-30T08:00:00, not "
                                 f"{body.since!r}") from None
         ids += alerts.judgments_since(client, aliases, since)
     if not ids:
         raise BadValueError("name the judgments to check (judgment_ids) or a time (since)")
     found = alerts.check(client, aliases, list(dict.fromkeys(ids)))
-    deliveries = alerts.notify(found) if body.notify else []
+    deliveries = alerts.notify(found, policy=request.app.state.webhooks) if body.notify else []
     return AlertsOut(checked=len(set(ids)), alerts=found, deliveries=deliveries)
 

@@ -3,9 +3,11 @@
 ``create_app`` takes an explicit :class:`ratio.Client` and options; ``ratio serve`` reads the settings and
 calls it. Policies:
 
-* **API key** (optional): with ``api_key`` set, every ``/api/`` route except ``/api/v1/health`` needs it in
-  ``X-API-Key`` (or ``Authorization: Bearer``); compared in constant time. The pages are not covered: put
-  them behind the reverse proxy's authentication, or serve the API alone with ``pages=False``.
+* **API key** (optional), **rate limit** (optional) and **security headers**: :mod:`ratio.web.security`.
+  With a key, the pages and ``/ui/`` need it too (a browser signs in once at ``/login``); ``/api/v1/health``
+  stays open.
+* **Deadlines**: CPU-heavy routes run off the event loop and answer 503 ``deadline_exceeded`` past
+  ``heavy_timeout`` seconds (:mod:`ratio.web.offload`).
 * **CORS** is off unless origins are named: a search API over a private corpus should not be readable from
   any web page a user happens to open.
 * **Errors** are always ``{"error": {"code", "message"}}``: a query the engine cannot run is a 400 whose
@@ -16,7 +18,6 @@ calls it. Policies:
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,18 +29,21 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout
+from opensearchpy.exceptions import NotFoundError as OSNotFoundError
 from starlette.exceptions import HTTPException
 
 import ratio
+from backends.webhooks import WebhookPolicy
 from ratio.client import Client
-from ratio.web import api
+from ratio.web import api, security
+from ratio.web.offload import CitationExtractor, DeadlineExceededError
 from ratio.web.service import Service
 from search.citecheck_lookup import CitationLookupError
 from search.errors import QueryError
 
 log = logging.getLogger("ratio.web")
 STATIC = Path(__file__).with_name("static")
-OPEN_PATHS = ("/api/v1/health",)
+OPEN_PATHS = ("/api/v1/health",)  # in the OpenAPI spec: the routes without the security requirement
 
 
 def _error(status: int, code: str, message: str, detail: list[dict[str, Any]] | None = None,
@@ -61,8 +65,14 @@ def _validation_detail(exc: RequestValidationError) -> list[dict[str, Any]]:
 
 
 def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequence[str] = (),
-               pages: bool = True) -> FastAPI:
-    """The ASGI app serving ``client``'s indices (see the module docstring for the policies)."""
+               pages: bool = True, rate_limit: str | None = None, heavy_timeout: float = 30.0,
+               webhooks: WebhookPolicy | None = None) -> FastAPI:
+    """The ASGI app serving ``client``'s indices (see the module docstring for the policies).
+
+    ``rate_limit`` is per client in the ``limits`` notation (``120/minute``; None: no limit);
+    ``heavy_timeout`` bounds CPU-heavy requests (seconds); ``webhooks`` says where saved searches' webhooks
+    may go (default: public hosts only).
+    """
     app = FastAPI(
         title="Ratio", version=ratio.__version__,
         description="Search over court judgments: role-aware hybrid (BM25 + vector) retrieval over OpenSearch. "
@@ -70,23 +80,15 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
         openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs", redoc_url=None)
     app.state.service = Service(client)
     app.state.api_key = api_key
+    app.state.heavy_timeout = heavy_timeout
+    app.state.webhooks = webhooks or WebhookPolicy()
+    app.state.extract_citations = CitationExtractor(heavy_timeout)
 
     if cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["X-API-Key", "Authorization", "Content-Type"])
 
-    @app.middleware("http")
-    async def require_key(request: Request, call_next):
-        path = request.url.path
-        if api_key and path.startswith("/api/") and path not in OPEN_PATHS and request.method != "OPTIONS":
-            given = request.headers.get("x-api-key") or ""
-            bearer = request.headers.get("authorization") or ""
-            if not given and bearer.lower().startswith("bearer "):
-                given = bearer[7:].strip()
-            if not secrets.compare_digest(given.encode(), api_key.encode()):
-                return _error(401, "unauthorized", "this API needs a key: send it in the X-API-Key header",
-                              headers={"WWW-Authenticate": "Bearer"})
-        return await call_next(request)
+    security.install(app, api_key=api_key, rate_limit=rate_limit)
 
     @app.exception_handler(QueryError)
     async def query_error(request: Request, exc: QueryError) -> JSONResponse:
@@ -95,6 +97,10 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
     @app.exception_handler(api.NotFoundError)
     async def not_found(request: Request, exc: api.NotFoundError) -> JSONResponse:
         return _error(404, "not_found", str(exc.args[0]) if exc.args else "not found")
+
+    @app.exception_handler(OSNotFoundError)
+    async def missing(request: Request, exc: OSNotFoundError) -> JSONResponse:
+        return _error(404, "not_found", "no such item in the corpus (or its index is missing)")
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -111,6 +117,10 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
     @app.exception_handler(CitationLookupError)
     async def lookup_failed(request: Request, exc: CitationLookupError) -> JSONResponse:
         return _error(503, "opensearch_refused", str(exc))
+
+    @app.exception_handler(DeadlineExceededError)
+    async def too_slow(request: Request, exc: DeadlineExceededError) -> JSONResponse:
+        return _error(503, "deadline_exceeded", str(exc), headers={"Retry-After": "30"})
 
     @app.exception_handler(OSConnectionError)
     @app.exception_handler(ConnectionTimeout)

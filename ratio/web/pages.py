@@ -20,6 +20,7 @@ from markupsafe import Markup
 from pydantic import ValidationError
 
 from legal.roles import load_role_set
+from ratio.web.offload import DeadlineExceededError, with_deadline
 from ratio.web.schemas import SearchParams
 from ratio.web.service import Service
 from search.errors import QueryError
@@ -85,15 +86,17 @@ def _not_found(request: Request, kind: str, item_id: str) -> HTMLResponse:
 
 
 @router.get("/", response_class=HTMLResponse)
-def search_page(request: Request) -> HTMLResponse:
+async def search_page(request: Request) -> HTMLResponse:
     params, error = _params(request)
     svc = _service(request)
     page, status = None, 200
     if error is None and (params.q.strip() or params.court or params.judge or params.date_from or params.date_to):
         try:
-            page = svc.search(params)
+            page = await with_deadline(request.app.state.heavy_timeout, svc.search, params)
         except QueryError as exc:
             error, status = str(exc), 400
+        except DeadlineExceededError as exc:
+            error, status = str(exc), 503
     elif error:
         status = 422
     facet_links = {}
@@ -129,15 +132,17 @@ def judgment_page(request: Request, judgment_id: str) -> HTMLResponse:
 
 
 @router.get("/explore", response_class=HTMLResponse)
-def explore_page(request: Request) -> HTMLResponse:
+async def explore_page(request: Request) -> HTMLResponse:
     params, error = _params(request)
     status = 422 if error else 200
     view = None
     if error is None:
         try:
-            view = _service(request).explore(params)
+            view = await with_deadline(request.app.state.heavy_timeout, _service(request).explore, params)
         except QueryError as exc:
             error, status = str(exc), 400
+        except DeadlineExceededError as exc:
+            error, status = str(exc), 503
     links = {}
     if view is not None:
         words = _has_words(params.q)
@@ -168,13 +173,21 @@ def provision_page(request: Request, provision_id: str) -> HTMLResponse:
 
 
 @router.get("/ui/explain", response_class=HTMLResponse)
-def explain_fragment(request: Request, q: Annotated[str, Query(max_length=MAX_CHARS)] = "",
-                     judgment_id: Annotated[str, Query(max_length=512)] = "") -> HTMLResponse:
-    """One hit's explanation as a small HTML fragment, fetched by the search page after it has rendered."""
+async def explain_fragment(request: Request, q: Annotated[str, Query(max_length=MAX_CHARS)] = "",
+                           judgment_id: Annotated[str, Query(max_length=512)] = "") -> HTMLResponse:
+    """One hit's explanation as a small HTML fragment, fetched by the search page after it has rendered
+    (under the app's deadline: it may call the LLM). An unknown judgment is a 404 fragment."""
     if not q.strip() or not judgment_id:
         return HTMLResponse("", status_code=400)
+    svc = _service(request)
+    timeout = request.app.state.heavy_timeout
+    if not await with_deadline(timeout, svc.judgment_exists, judgment_id):
+        return HTMLResponse(f'<span class="muted">The corpus has no judgment {Markup.escape(repr(judgment_id))}.'
+                            '</span>', status_code=404)
     try:
-        explanation = _service(request).explain(q, judgment_id)
+        explanation = await with_deadline(timeout, svc.explain, q, judgment_id)
     except (QueryError, LookupError) as exc:
         return HTMLResponse(f'<span class="muted">{Markup.escape(str(exc))}</span>', status_code=400)
+    except DeadlineExceededError as exc:
+        return HTMLResponse(f'<span class="muted">{Markup.escape(str(exc))}</span>', status_code=503)
     return _render(request, "_explanation.html", {"explanation": explanation})

@@ -28,6 +28,7 @@ from search.request import SearchRequest
 
 EXPORT_LIMIT = 1_000
 REQUIRED_INDICES = ("judgments", "chunks", "provisions")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = ("rank", "judgment_id", "title", "court", "decision_date", "judges", "score", "best_role",
                "best_passage", "link")
 
@@ -53,14 +54,26 @@ def decode_cursor(params: SearchParams) -> int:
     try:
         padded = params.cursor + "=" * (-len(params.cursor) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        page, key = int(data["p"]), str(data["k"])
-    except (ValueError, KeyError, TypeError) as exc:
+        page, key = data["p"], data["k"]
+        if type(page) is not int or not isinstance(key, str):  # not 2.0, true, Infinity or 1e400
+            raise TypeError("p must be an integer and k a string")
+    except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
         raise BadCursorError("the cursor is not one Ratio issued: pass next_cursor from the previous page "
                              "unchanged") from exc
     if key != _fingerprint(params) or page < 2:
         raise BadCursorError("the cursor belongs to another search: keep the query and options of the "
                              "previous page, or drop the cursor to start again")
+    if (page - 1) * params.size >= params.candidates:
+        raise BadCursorError(f"the cursor points past the ranked window of {params.candidates} chunks: drop "
+                             "it to start again")
     return page
+
+
+def csv_cell(value: str) -> str:
+    """``value`` made inert for spreadsheets (OWASP's CSV injection rule): a cell that starts with ``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return gets a leading single quote, so it is text, not a formula.
+    Judgment text is the uploader's, and a spreadsheet runs a formula when the CSV is opened."""
+    return "'" + value if value.startswith(FORMULA_STARTS) else value
 
 
 def build_request(params: SearchParams, page: int = 1, **overrides: Any) -> SearchRequest:
@@ -127,9 +140,10 @@ class Service:
             for hit in result.hits:
                 rank += 1
                 best = hit.passages[0]
-                writer.writerow([rank, hit.judgment_id, hit.title or "", hit.court or "", hit.decision_date or "",
-                                 "; ".join(hit.judges), f"{hit.score:.4f}", best.role,
-                                 " ".join(best.text.split())[:300], f"/judgments/{hit.judgment_id}"])
+                writer.writerow([rank] + [csv_cell(v) for v in (
+                    hit.judgment_id, hit.title or "", hit.court or "", hit.decision_date or "", "; ".join(hit.judges))]
+                    + [f"{hit.score:.4f}", csv_cell(best.role), csv_cell(" ".join(best.text.split())[:300]),
+                       csv_cell(f"/judgments/{hit.judgment_id}")])
                 if rank >= limit:
                     break
             if len(result.hits) < size:

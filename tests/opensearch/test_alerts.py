@@ -23,6 +23,7 @@ from opensearchpy import OpenSearch
 
 import mappings
 from backends.opensearch import ConnectionSettings, IndexLayout, create_indices
+from backends.webhooks import WebhookPolicy
 from indexer.loaders import load
 from indexer.pipeline import Pipeline
 from indexer.roles.labeller import RoleLabeller
@@ -36,6 +37,7 @@ JUDGMENTS = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "jud
 # C9: West Bengal State Electricity Board v Desh Bandhu Ghosh, 1985, an arbitrary regulation.
 # C130: Mohd. Iqbal Ahmed v State of Andhra Pradesh, 1979, sanction for a prosecution for illegal gratification.
 SAMPLE = ["C1", "C9", "C130"]
+LOOPBACK = WebhookPolicy.from_entries(["127.0.0.1"])  # the test hooks listen on loopback: allowed by name
 
 
 @pytest.fixture(scope="module")
@@ -213,12 +215,12 @@ def test_webhooks_receive_the_alerts_and_a_dead_one_does_not_stop_the_rest(clien
     _, indexed = corpus
     url, received = receiver
     dead = _dead_url()
-    alerts.save_search(client, aliases, "a-dead", "foreigners", webhook=dead)
-    alerts.save_search(client, aliases, "b-live", '"electricity board"', webhook=f"{url}/ratio")
+    alerts.save_search(client, aliases, "a-dead", "foreigners", webhook=dead, policy=LOOPBACK)
+    alerts.save_search(client, aliases, "b-live", '"electricity board"', webhook=f"{url}/ratio", policy=LOOPBACK)
     alerts.save_search(client, aliases, "c-silent", "sanction")  # no webhook: nothing sent
     found = alerts.check(client, aliases, indexed)
     assert [a.search.name for a in found] == ["a-dead", "b-live", "c-silent"]
-    deliveries = alerts.notify(found, timeout=2, attempts=2, backoff=0.01)
+    deliveries = alerts.notify(found, timeout=2, attempts=2, backoff=0.01, policy=LOOPBACK)
     assert [(d.name, d.ok) for d in deliveries] == [("a-dead", False), ("b-live", True)]
     failed, sent = deliveries
     assert failed.webhook == dead and failed.attempts == 2 and failed.status is None
@@ -250,8 +252,11 @@ def ratio(opensearch_settings: ConnectionSettings):
     return run
 
 
-def test_the_alerts_commands(client: OpenSearch, corpus, aliases, ratio, receiver) -> None:
+def test_the_alerts_commands(client: OpenSearch, corpus, aliases, ratio, receiver, monkeypatch) -> None:
     layout, _ = corpus
+    refused = ratio(layout.prefix, "alerts", "save", "internment", "foreigners", "--webhook", receiver[0])
+    assert refused.exit_code == 1 and "loopback" in refused.output, "loopback hooks need the allow-list"
+    monkeypatch.setenv("RATIO_WEBHOOK_ALLOW", "127.0.0.1")
     url, received = receiver
     result = ratio(layout.prefix, "alerts", "save", "internment", "foreigners", "--from", "1970", "--to", "1975",
                    "--webhook", url)

@@ -60,3 +60,28 @@ def test_api_honours_its_spec(api_schema, mode: str) -> None:
             assert mode == "negative"  # an operation without inputs has no invalid request to send
         except Exception as exc:
             raise AssertionError(f"{operation.method.upper()} {operation.path} ({mode}): {exc}") from exc
+
+
+def test_pages_and_fragments_never_answer_5xx(web_app) -> None:
+    """The pages are not in the spec, so Hypothesis generates their query strings and ids directly: any
+    text in any field (cursors, dates, roles, ids with slashes or NULs) is a page or a 4xx, never a 500."""
+    from urllib.parse import quote
+
+    from fastapi.testclient import TestClient
+    from hypothesis import strategies as st
+
+    text = st.text(max_size=60)
+    fields = st.fixed_dictionaries({}, optional={name: text for name in (
+        "q", "court", "judge", "date_from", "date_to", "role", "mode", "cursor")})
+    with TestClient(web_app) as web:
+
+        @given(path=st.sampled_from(["/", "/explore"]), params=fields, item=text)
+        @settings(max_examples=EXAMPLES * 2, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        def run(path: str, params: dict[str, str], item: str) -> None:
+            for response in (web.get(path, params=params),
+                             web.get(f"/judgments/{quote(item, safe='')}"),
+                             web.get(f"/provisions/{quote(item, safe='')}"),
+                             web.get("/ui/explain", params={"q": params.get("q", "x"), "judgment_id": item})):
+                assert response.status_code < 500, (response.request.url, response.text[:300])
+
+        run()

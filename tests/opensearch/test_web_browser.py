@@ -44,9 +44,11 @@ def page(browser, live_server: str) -> Iterator[object]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # the Content-Security-Policy must fit the pages: anything it blocks is reported on the console
+    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
     yield page
     context.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
+    assert errors == [], f"JavaScript errors or blocked content on the page: {errors}"
 
 
 def _shot(page, name: str) -> Path:
@@ -70,8 +72,8 @@ def test_search_filter_and_explanations(page) -> None:
     assert page.locator("ol.hits .passage .role-tag").count() >= hits.count()
     assert page.locator("ol.hits mark").count() > 0
     # explanations arrive after the list is shown, one per hit
-    page.wait_for_function("document.querySelectorAll('.why.ready').length === "
-                           "document.querySelectorAll('.why').length", timeout=60_000)
+    # (a locator, not wait_for_function: the page's CSP forbids evaluating strings, as it should)
+    playwright_api.expect(page.locator(".why:not(.ready)")).to_have_count(0, timeout=60_000)
     assert "Explaining" not in page.locator(".why").first.inner_text()
     _shot(page, "search")
 
@@ -174,3 +176,51 @@ def test_keyboard_reaches_the_search_box_and_results(page) -> None:
     unlabelled = page.evaluate("""Array.from(document.querySelectorAll('input:not([type=hidden]), select'))
         .filter(el => !el.labels || el.labels.length === 0).map(el => el.name)""")
     assert unlabelled == []
+
+
+def test_with_a_key_a_browser_signs_in_once(browser, ratio_client) -> None:
+    """With ``--api-key``, the search page sends a browser to /login; after signing in, the cookie opens the
+    pages, the explanations (``/ui/explain``) and the CSV link, under the same CSP."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from ratio.web import create_app
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(ratio_client, api_key="browser-key"), host="127.0.0.1",
+                                           port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        assert thread.is_alive() and time.sleep(0.05) is None
+    context = browser.new_context(base_url=f"http://127.0.0.1:{port}", viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
+    try:
+        page.goto(f"/?q={QUERY.replace(' ', '+')}")
+        assert urlparse(page.url).path == "/login"
+        page.get_by_label("API key").fill("wrong")
+        page.get_by_role("button", name="Sign in").click()
+        assert "not this server's" in page.content()
+        page.get_by_label("API key").fill("browser-key")
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_selector("ol.hits li.hit")
+        assert parse_qs(urlparse(page.url).query)["q"] == [QUERY]
+        playwright_api.expect(page.locator(".why:not(.ready)")).to_have_count(0, timeout=60_000)
+        assert "Explaining" not in page.locator(".why").first.inner_text()
+        cookie = next(c for c in context.cookies() if c["name"] == "ratio_session")
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert page.evaluate("() => document.cookie") == "", "HttpOnly: scripts cannot read the session"
+        _shot(page, "search-signed-in")
+    finally:
+        context.close()
+        server.should_exit = True
+        thread.join(timeout=10)
+    assert errors == [], f"JavaScript errors or blocked content on the page: {errors}"
