@@ -25,7 +25,7 @@ from opensearchpy import NotFoundError, OpenSearch
 import mappings
 from backends.encoders import Encoder
 from backends.llm import LLM
-from backends.opensearch.indices import NEURAL_PLUGIN
+from backends.opensearch.indices import NEURAL_PLUGIN, index_encoder
 from search.builders import (
     bm25_body,
     bm25_query,
@@ -40,20 +40,22 @@ from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
 from search.fusion import DEFAULT_RANK_CONSTANT, FusionMethod, fuse
 from search.intent import classify_intent
+from search.matching import Matching, allowed_body, cosine, count_body, meaning_floor, returned_ids, words_body
 from search.options import ExpansionKind, RoleMode
 from search.provisions import ProvisionHit, find_provisions
 from search.ranking import serve
+from search.ranking.bodies import chunk_similarity_body
 from search.ranking.evidence import evidence
 from search.ranking.features import RankingError
 from search.ranking.model import DEFAULT_MODEL, RankerModel, RankerModelError
 from search.ranking.rank import Ranker, Ranking
 from search.ranking.statutes import rank_provisions
-from search.records import HIT_FIELDS, ChunkHit, JudgmentChunks, StoredJudgment, by_id, roll_up
+from search.records import HIT_FIELDS, ChunkHit, JudgmentChunks, MatchKind, StoredJudgment, by_id, roll_up
 from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
 from search.syntax import as_plain_text, parse_query
 
-__all__ = ["ChunkHit", "JudgmentChunks", "JudgmentHit", "Passage", "SearchResult", "Searcher", "roll_up"]
+__all__ = ["ChunkHit", "JudgmentChunks", "JudgmentHit", "MatchKind", "Passage", "SearchResult", "Searcher", "roll_up"]
 
 PIPELINES = {method: mappings.HYBRID_PIPELINES[method.value] for method in FusionMethod}
 
@@ -89,13 +91,15 @@ class JudgmentHit:
     judges: tuple[str, ...]
     passages: tuple[Passage, ...]
     explanation: Explanation | None = None
+    match: MatchKind = MatchKind.WORDS  # "meaning": found by the vector side alone, none of the words matched
+    similarity: float | None = None  # a meaning-only hit's cosine with the query (at least the floor)
 
     @classmethod
-    def of(cls, judgment: StoredJudgment, passages: tuple[Passage, ...],
-           explanation: Explanation | None = None) -> JudgmentHit:
+    def of(cls, judgment: StoredJudgment, passages: tuple[Passage, ...], explanation: Explanation | None = None,
+           match: MatchKind = MatchKind.WORDS, similarity: float | None = None) -> JudgmentHit:
         """A hit for a judgment read back from the index, scored as its best passage."""
         return cls(judgment.judgment_id, passages[0].score, judgment.title, judgment.court, judgment.date_text,
-                   judgment.judges, passages, explanation)
+                   judgment.judges, passages, explanation, match, similarity)
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,9 @@ class SearchResult:
     explain_ms: float | None = None
     ranking: str = "fusion"  # "ranker:<model>" when the learned ranker ordered the hits
     ranking_note: str | None = None  # why the fusion path ran instead of the ranker (None: it was not asked)
+    total: int | None = None  # judgments matching the words and every constraint, exactly (the window is a part)
+    meaning_floor: float | None = None  # the least similarity of a meaning-only hit
+    below_floor: int = 0  # meaning-only judgments of the window dropped for being under the floor
 
 
 class Searcher:
@@ -122,7 +129,7 @@ class Searcher:
     def __init__(self, client: OpenSearch, aliases: dict[str, str], encoder: Encoder,
                  server_fusion: bool | None = None, reranker: Reranker | None = None,
                  llm: LLM | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT,
-                 ranker: str | RankerModel | None = DEFAULT_MODEL) -> None:
+                 ranker: str | RankerModel | None = DEFAULT_MODEL, meaning_floor: float | None = None) -> None:
         self.client = client
         self.aliases = aliases
         self.encoder = encoder
@@ -137,6 +144,52 @@ class Searcher:
         self._ranker_spec = ranker
         self._ranker: Ranker | None = None
         self.ranker_note: str | None = None if ranker is not None else "the learned ranker is off"
+        self._floor = meaning_floor  # None: the floor of the encoder the chunks index was built with
+
+    @property
+    def floor(self) -> float:
+        """The least cosine similarity for a meaning-only hit (:mod:`search.matching`), read once."""
+        if self._floor is None:
+            self._floor = meaning_floor(index_encoder(self.client, self.aliases["chunks"]))
+        return self._floor
+
+    def match(self, request: SearchRequest, ids: list[str], similarity: dict[str, float] | None = None,
+              check_constraints: bool = True) -> Matching:
+        """What each of the window's judgments ``ids`` matched, and the exact count of judgments matching the
+        words (:mod:`search.matching`). ``similarity`` (cosines, when the caller has them) saves the request that
+        measures the meaning-only judgments' closest passages; ``check_constraints`` False when every id is
+        known to satisfy them (the ranker's candidates)."""
+        bodies = [("judgments", count_body(request))]
+        if ids:
+            bodies.append(("judgments", words_body(request, ids)))
+            allowed = allowed_body(request, ids) if check_constraints else None
+            if allowed is not None:
+                bodies.append(("judgments", allowed))
+        lines: list[dict[str, Any]] = []
+        for kind, body in bodies:
+            lines += [{"index": self.aliases[kind]}, body]
+        responses = self.client.msearch(body=lines)["responses"]
+        for response in responses:
+            if "error" in response:
+                raise RuntimeError(f"the match count failed: {response['error']}")
+        total = int(responses[0]["hits"]["total"]["value"])
+        words = returned_ids(responses[1]) if ids else frozenset()
+        allowed_ids = returned_ids(responses[2]) if len(responses) > 2 else None
+        meaning = [d for d in ids if d not in words and (allowed_ids is None or d in allowed_ids)]
+        if meaning and request.query is not None and similarity is None:
+            body = {**chunk_similarity_body(self.vector(request), meaning), "size": len(meaning)}
+            found = self.client.search(index=self.aliases["chunks"], body=body)["hits"]["hits"]
+            similarity = {h["_source"]["judgment_id"]: cosine(h["_score"]) for h in found}
+        return Matching.decide(request, ids, total=total, floor=self.floor, words=words, allowed=allowed_ids,
+                               similarity=similarity or {})
+
+    def fused_window(self, request: SearchRequest, chunks: list[ChunkHit],
+                     passages: int = 3) -> tuple[list[JudgmentChunks], Matching]:
+        """The fused chunks rolled up to judgments, less those breaking a constraint or found by meaning only
+        under the floor, with what each kept judgment matched."""
+        groups = roll_up(chunks, passages)
+        matching = self.match(request, [group.judgment_id for group in groups])
+        return [group for group in groups if matching.keeps(group.judgment_id)], matching
 
     @property
     def ranker(self) -> Ranker | None:
@@ -168,7 +221,12 @@ class Searcher:
         vector = self.vector(request)
         found = ranker.rank(request.semantic_text or request.text, vector=vector,
                             filters=serve.constraints(request), explain=depth or request.page * request.size)
-        return found, None
+        similarity = {j.judgment_id: cosine(j.features["sim_chunk"]) for j in found.judgments
+                      if j.features.get("sim_chunk")}
+        matching = self.match(request, [j.judgment_id for j in found.judgments], similarity,
+                              check_constraints=False)  # every candidate source applied the constraints
+        kept = tuple(j for j in found.judgments if matching.keeps(j.judgment_id))
+        return dataclasses.replace(found, judgments=kept, matching=matching), None
 
     def _pipeline_weights(self) -> tuple[float, ...] | None:
         """The weights the cluster's min-max pipeline uses (None if it is missing): a cluster set up before
@@ -277,7 +335,7 @@ class Searcher:
                 raise ValueError("the request asks for reranking but this Searcher has no reranker")
             chunks, rerank_ms = rerank(request.semantic_text or request.text, chunks, self.reranker,
                                        request.rerank_top, self.rerank_weight)
-        groups = roll_up(chunks)
+        groups, matching = self.fused_window(request, chunks)
         start = (request.page - 1) * request.size
         page = groups[start:start + request.size]
         stored = self.judgments([group.judgment_id for group in page])
@@ -288,7 +346,8 @@ class Searcher:
             judgment = stored.get(group.judgment_id) or StoredJudgment(group.judgment_id)
             passages = tuple(Passage.from_chunk(chunk, marked.get(chunk.chunk_id, ())) for chunk in group.chunks)
             explanation = self._explain(request, rank, judgment, passages[0]) if request.explain else None
-            hits.append(JudgmentHit.of(judgment, passages, explanation))
+            hits.append(JudgmentHit.of(judgment, passages, explanation, matching.kinds[group.judgment_id],
+                                       matching.similarity.get(group.judgment_id)))
         explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None
         provisions = self._provisions(request, expansion)
         removed, removed_roles = None, {}
@@ -302,7 +361,8 @@ class Searcher:
         return SearchResult(tuple(hits), len(groups), fusion, facets, removed, removed_roles,
                             round((time.perf_counter() - started) * 1000, 1),
                             None if rerank_ms is None else round(rerank_ms, 1), expansion, provisions, expand_ms,
-                            explain_ms, "fusion", note)
+                            explain_ms, "fusion", note, total=matching.total, meaning_floor=matching.floor,
+                            below_floor=matching.below_floor)
 
     def _provisions(self, request: SearchRequest, expansion: Expansion | None) -> tuple[ProvisionHit, ...]:
         if not request.provisions or request.query is None:
@@ -369,10 +429,16 @@ class Searcher:
                 base = self._explain(request, len(hits), judgment, shown[0])
                 explanation = dataclasses.replace(base, text=f"{found.text}. {base.text}" if found.phrases
                                                   else base.text, evidence=found.phrases)
+            matched = ranked.matching
             hits.append(JudgmentHit(judgment.judgment_id, judged.score, judgment.title, judgment.court,
-                                    judgment.date_text, judgment.judges, shown, explanation))
+                                    judgment.date_text, judgment.judges, shown, explanation,
+                                    matched.kinds[judged.judgment_id] if matched else MatchKind.WORDS,
+                                    matched.similarity.get(judged.judgment_id) if matched else None))
         explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None
         return SearchResult(tuple(hits), len(ranked.judgments), f"ranker:{ranked.model}", self._facets(request),
                             took_ms=round((time.perf_counter() - started) * 1000, 1), expansion=expansion,
                             provisions=self._ranked_provisions(request, expansion, ranked), expand_ms=expand_ms,
-                            explain_ms=explain_ms, ranking=f"ranker:{ranked.model}")
+                            explain_ms=explain_ms, ranking=f"ranker:{ranked.model}",
+                            total=ranked.matching.total if ranked.matching else None,
+                            meaning_floor=ranked.matching.floor if ranked.matching else None,
+                            below_floor=ranked.matching.below_floor if ranked.matching else 0)

@@ -17,9 +17,10 @@ import dataclasses
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-__all__ = ["HIT_FIELDS", "JUDGMENT_FIELDS", "ChunkHit", "JudgmentChunks", "StoredJudgment", "roll_up"]
+__all__ = ["HIT_FIELDS", "JUDGMENT_FIELDS", "ChunkHit", "JudgmentChunks", "MatchKind", "StoredJudgment", "roll_up"]
 
 # Every field of a ``judgments`` document that the read path decodes (the vector never leaves the index).
 JUDGMENT_FIELDS: tuple[str, ...] = (
@@ -31,6 +32,15 @@ HIT_FIELDS: tuple[str, ...] = (
     *(f for f in JUDGMENT_FIELDS if f not in ("summary", "text", "case_number", "citations")),
     *(f"summary.{name}" for name in HIT_SUMMARY_FIELDS))
 _HIDDEN_SUMMARY = frozenset({"provenance"})  # how the summary was made: for the index's maintainers, not readers
+
+
+class MatchKind(StrEnum):
+    """What a hit matched (:mod:`search.matching`): the query's words, only its meaning (found by the vector
+    side alone, above the similarity floor), or, for a search with no words, its filters."""
+
+    WORDS = "words"
+    MEANING = "meaning"
+    FILTERS = "filters"
 
 
 def _strings(value: Any) -> tuple[str, ...]:

@@ -297,7 +297,8 @@ class Runner:
         ranked, _ = s.ranking(request, depth=0)
         if ranked is not None:
             return [j.judgment_id for j in ranked.judgments][: self.depth]
-        return self._judgments(s.expanded_chunks(request, ())[0])
+        groups, _ = s.fused_window(request, s.expanded_chunks(request, ())[0], passages=1)
+        return [group.judgment_id for group in groups][: self.depth]
 
     def _rank_labelled(self, name: str, text: str, document: bool = False) -> list[str]:
         """``text``'s candidates and features (computed once per text and path) scored by a labelled model; a

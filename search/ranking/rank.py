@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from opensearchpy import OpenSearch
@@ -20,6 +20,9 @@ from search.citation_graph import CitationGraph
 from search.ranking.features import FEATURES, Candidates, FeatureMatrix, Features, FeatureSettings
 from search.ranking.model import RankerModel
 from search.ranking.query import QueryProfile, profile
+
+if TYPE_CHECKING:
+    from search.matching import Matching
 
 __all__ = ["RankedJudgment", "Ranker", "Ranking"]
 
@@ -45,6 +48,7 @@ class Ranking:
     model: str
     times: Mapping[str, float] = field(default_factory=dict)
     vector: tuple[float, ...] | None = None  # the query vector it was ranked with (the page's passages reuse it)
+    matching: Matching | None = None  # what each judgment matched (search.matching), set by the searcher
 
 
 class Ranker:
