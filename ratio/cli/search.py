@@ -31,6 +31,7 @@ from search.errors import QueryError
 from search.execute import Searcher, SearchResult
 from search.options import MAX_PROVISIONS, MAX_RERANK, MAX_SIZE, SearchOptions
 from search.ranking.model import RankerModelError
+from search.records import MatchKind
 from search.request import SearchRequest
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 
@@ -46,12 +47,31 @@ def _marked(fragment: str) -> str:
                    for i, p in enumerate(parts))
 
 
+def counts(result: SearchResult) -> str:
+    """How many judgments match the words and how many the ranked window shows ("N judgments match the words;
+    showing the best M"), with the meaning-only ones of the window."""
+    meaning = sum(1 for hit in result.hits if hit.match == MatchKind.MEANING)
+    shown = f"showing the best {result.judgments_found}"
+    if result.total is None:
+        return f"{result.judgments_found} judgments in the ranked window"
+    noun = "judgment matches" if result.total == 1 else "judgments match"
+    text = f"{result.total} {noun} the words; {shown}"
+    return text + (f" ({meaning} on this page by meaning only)" if meaning else "")
+
+
+def no_match(query: str) -> str:
+    """The answer when nothing matches: said plainly, with what was searched (filters included)."""
+    return f"No judgment matches {query!r}: none has the words or the phrase, and none is close enough in meaning."
+
+
 def _table(query: str, result: SearchResult) -> Table:
-    title = f"{result.judgments_found} judgments for: {query[:70]} ({result.fusion}, {result.took_ms:.0f} ms)"
+    title = f"{counts(result)} — {query[:70]} ({result.fusion}, {result.took_ms:.0f} ms)"
     table = Table("#", "score", "judgment", "best passage", title=title, show_lines=True)
     for rank, hit in enumerate(result.hits, 1):
         best = hit.passages[0]
         judgment = f"{hit.title or hit.judgment_id}\n{hit.court or ''} {hit.decision_date or ''}\n[{hit.judgment_id}]"
+        if hit.match == MatchKind.MEANING:
+            judgment += f"\nmatched by meaning only (similarity {hit.similarity:.2f})"
         if best.highlights:
             shown = " … ".join(_marked(" ".join(f.split())) for f in best.highlights[:2])
         else:
@@ -121,7 +141,7 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     if as_json:
         click.echo(json.dumps(asdict(result), indent=2, default=str))
         return
-    Console().print(_table(query, result) if result.hits else "no judgment matched")
+    Console().print(_table(query, result) if result.hits else escape(no_match(request.text)))
     expansion = result.expansion
     if expansion and expansion.issues:
         click.echo("searched also for the issues: " + "; ".join(expansion.issues))

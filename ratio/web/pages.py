@@ -109,10 +109,19 @@ async def search_page(request: Request) -> HTMLResponse:
     more_like = {hit.judgment_id: _with(SearchParams(), q=_more_like_query(hit)) for hit in page.hits} if page else {}
     return _render(request, "search.html", {
         "params": params, "page": page, "error": error, "facet_links": facet_links, "more_like": more_like,
+        "matched_by": "words" if _has_words(params.q) else "filters", "filters_said": _filters_said(params),
         "next_url": _with(params, cursor=page.next_cursor) if page and page.next_cursor else None,
         "export_url": "/api/v1/export.csv" + _with(params) if page else None,
         "explore_url": "/explore" + _with(params),
         "rank_offset": (page.page - 1) * params.size if page else 0}, status)
+
+
+def _filters_said(params: SearchParams) -> list[str]:
+    """The form's filters in words, for the no-match sentence (those typed in the box are in the query)."""
+    said = [f"court {c}" for c in params.court] + [f"judge {j}" for j in params.judge]
+    said += [f"decided from {params.date_from}"] if params.date_from else []
+    said += [f"decided to {params.date_to}"] if params.date_to else []
+    return said + [f"role {r.replace('_', ' ')}" for r in params.role]
 
 
 def _more_like_query(hit: Any) -> str:

@@ -93,6 +93,13 @@ class SearchPage(BaseModel):
 
     query: str
     judgments_found: int = Field(description="Judgments in the ranked window (not the whole corpus).")
+    total: int | None = Field(None, description="Judgments matching the query's words and every filter, phrase "
+                              "and excluded word: an exact count (the ranked window is the best of them, plus any "
+                              "found by meaning only).")
+    meaning_floor: float | None = Field(None, description="The least similarity (cosine) of a hit found by "
+                                        "meaning only (match 'meaning').")
+    below_floor: int = Field(0, description="Judgments of the window found by meaning only and dropped for being "
+                             "under the floor.")
     fusion: str
     ranking: str = Field("fusion", description="ranker:MODEL when the learned ranker ordered the hits.")
     ranking_note: str | None = Field(None, description="Why the fusion path ran instead of the learned ranker.")
