@@ -248,3 +248,24 @@ def test_client_searches_by_a_whole_document(ratio_client) -> None:
     assert "C12" not in [r.judgment_id for r in others] and others[0].title
     with pytest.raises(EmptyQueryError):
         ratio_client.search_by_document("  \n ")
+
+
+def test_search_says_what_each_hit_matched_and_how_many_match(api: TestClient) -> None:
+    """Match semantics through the API: an absent phrase and gibberish are an empty answer with a true count of
+    zero; plain words count the judgments that have them, and every hit says what it matched."""
+    for q in ('"dowry death"', "xyzzyqwerty"):
+        page = api.get("/api/v1/search", params={"q": q}).json()
+        assert page["hits"] == [] and page["total"] == 0 and page["judgments_found"] == 0, q
+    page = api.get("/api/v1/search", params={"q": "dowry death", "size": 20}).json()
+    assert page["total"] >= 1 and page["meaning_floor"] > 0
+    assert {hit["match"] for hit in page["hits"]} <= {"words", "meaning"}
+    words = [hit for hit in page["hits"] if hit["match"] == "words"]
+    assert len(words) == page["total"]  # every judgment with the words is in the window (18 judgments in all)
+    for hit in page["hits"]:
+        if hit["match"] == "meaning":
+            assert hit["similarity"] >= page["meaning_floor"]
+        else:
+            assert hit["similarity"] is None
+    fused = api.get("/api/v1/search", params={"q": "homicide", "ranking": "fusion", "size": 20}).json()
+    assert fused["total"] == 2 and fused["below_floor"] > 0
+    assert any(hit["match"] == "meaning" for hit in fused["hits"])

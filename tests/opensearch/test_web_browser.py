@@ -108,6 +108,40 @@ def test_filter_form_and_bad_query(page) -> None:
     _shot(page, "search-error")
 
 
+def test_a_phrase_with_no_match_says_no_judgment_matches(page) -> None:
+    """No sample judgment has the phrase "dowry death": the page says so, with the query and the form's filters,
+    and lists nothing (the vector half no longer fills the list)."""
+    page.goto("/?q=%22dowry+death%22&date_from=1990")
+    message = page.locator("#no-match")
+    message.wait_for()
+    text = message.inner_text()
+    assert text.startswith("No judgment matches") and '"dowry death"' in text and "decided from 1990" in text
+    assert page.locator("ol.hits li.hit").count() == 0
+    assert page.locator("#summary").inner_text().startswith("0 judgments match the words ·")
+    _shot(page, "search-no-match")
+
+    page.goto("/?q=xyzzyqwerty")
+    page.locator("#no-match").wait_for()
+    assert page.locator("ol.hits li.hit").count() == 0
+
+    # plain words: the count of judgments with them beside the window, and no hit labelled wrongly
+    page.goto("/?q=dowry+death")
+    page.wait_for_selector("ol.hits li.hit")
+    summary = page.locator("#summary").inner_text()
+    assert re.match(r"\d+ judgments match the words; showing the best \d+", summary)
+    labelled = page.locator("ol.hits li.hit .match-meaning").count()
+    assert labelled == page.locator("ol.hits li.hit").count() - int(summary.split()[0])
+    _shot(page, "search-words-count")
+
+    # a role filter runs the fusion path, whose vector half finds murder appeals without the word: labelled
+    page.goto("/?q=homicide&role=analysis&mode=filter")
+    page.wait_for_selector("ol.hits li.hit")
+    assert page.locator("#summary").inner_text().startswith("2 judgments match the words; showing the best")
+    label = page.locator("ol.hits li.hit .match-meaning")
+    assert label.count() >= 1 and label.first.inner_text() == "matched by meaning only"
+    _shot(page, "search-meaning-only")
+
+
 def test_open_a_judgment_and_filter_roles(page) -> None:
     page.goto(f"/?q={QUERY}")
     link = page.locator("ol.hits li.hit h2 a").first
