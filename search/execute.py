@@ -179,7 +179,7 @@ class Searcher:
         if meaning and request.query is not None and similarity is None:
             body = {**chunk_similarity_body(self.vector(request), meaning), "size": len(meaning)}
             found = self.client.search(index=self.aliases["chunks"], body=body)["hits"]["hits"]
-            similarity = {h["_source"]["judgment_id"]: cosine(h["_score"]) for h in found}
+            similarity = {h["fields"]["judgment_id"][0]: cosine(h["_score"]) for h in found}
         return Matching.decide(request, ids, total=total, floor=self.floor, words=words, allowed=allowed_ids,
                                similarity=similarity or {})
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from search.builders import text_query
 from search.document_query import FULLTEXT_FIELDS
+from search.ranking.bodies import IDS_ONLY
 from search.ranking.serve import constraints
 from search.records import MatchKind
 from search.request import SearchRequest
@@ -39,6 +40,7 @@ __all__ = [
     "count_body",
     "lexical_query",
     "meaning_floor",
+    "returned_ids",
     "words_body",
 ]
 
@@ -78,8 +80,10 @@ def count_body(request: SearchRequest) -> Body:
 
 
 def _among(query: Body, ids: Sequence[str]) -> Body:
-    return {"size": len(ids), "_source": False, "track_total_hits": False,
-            "query": {"bool": {"must": [query], "filter": [{"ids": {"values": list(ids)}}]}}}
+    """``query`` restricted to ``ids``, the hits identified by their ``judgment_id`` doc value (reading ``_id``
+    would decompress each judgment's stored text)."""
+    return {"size": len(ids), **IDS_ONLY,
+            "query": {"bool": {"must": [query], "filter": [{"terms": {"judgment_id": list(ids)}}]}}}
 
 
 def words_body(request: SearchRequest, ids: Sequence[str]) -> Body:
@@ -94,7 +98,8 @@ def allowed_body(request: SearchRequest, ids: Sequence[str]) -> Body | None:
 
 
 def returned_ids(response: Mapping[str, Any]) -> frozenset[str]:
-    return frozenset(hit["_id"] for hit in response["hits"]["hits"])
+    """The judgment ids of a response to :func:`words_body`, :func:`allowed_body` or a similarity body."""
+    return frozenset(hit["fields"]["judgment_id"][0] for hit in response["hits"]["hits"])
 
 
 @dataclass(frozen=True)
