@@ -117,3 +117,28 @@ def test_a_filter_only_search_counts_the_judgments_matching_the_filters(searcher
     result = _search(searcher, 'court:"Supreme Court of India"', "ranker")
     assert result.total == 18 and result.judgments_found == 18
     assert {h.match for h in result.hits} == {MatchKind.FILTERS}
+
+
+def test_the_cli_says_what_matched(opensearch_settings, aliases) -> None:
+    """``ratio search``: the no-match sentence, the count beside the window, the meaning-only line, and the same
+    fields in ``--json``."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ratio.cli import cli
+
+    base = ["--url", opensearch_settings.url, "--prefix", aliases["chunks"].removesuffix("-chunks"), "search"]
+    runner = CliRunner()
+    empty = runner.invoke(cli, [*base, '"dowry death"'], catch_exceptions=False)
+    assert empty.exit_code == 0 and "No judgment matches '\"dowry death\"'" in empty.stdout
+    words = runner.invoke(cli, [*base, "dowry death", "--size", "3"], catch_exceptions=False)
+    assert words.exit_code == 0
+    assert re.search(r"(\d+) judgments match the words; showing the best \1", words.stdout)
+    fused = runner.invoke(cli, [*base, "homicide", "--ranking", "fusion", "--size", "18"], catch_exceptions=False)
+    assert "2 judgments match the words; showing the best" in fused.stdout
+    assert "matched by meaning only" in fused.stdout
+    data = json.loads(runner.invoke(cli, [*base, "homicide", "--ranking", "fusion", "--json"],
+                                    catch_exceptions=False).stdout)
+    assert data["total"] == 2 and data["meaning_floor"] == 0.42
+    assert {hit["match"] for hit in data["hits"]} == {"words", "meaning"}
