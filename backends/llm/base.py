@@ -18,6 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import jsonschema
 
+from backends.llm.guard import fenced, nonce
+
 
 class LLMError(RuntimeError):
     """An LLM call failed (unreachable server, bad answer, output that could not be repaired)."""
@@ -25,10 +27,12 @@ class LLMError(RuntimeError):
 
 @dataclass(frozen=True)
 class Message:
-    """One chat message; ``role`` is ``system``, ``user`` or ``assistant``."""
+    """One chat message; ``role`` is ``system``, ``user`` or ``assistant``. ``nonce`` is the random delimiter
+    suffix of the prompt it came from (see :class:`Prompt`), so a cache can key the message without it."""
 
     role: str
     content: str
+    nonce: str = ""
 
     def as_dict(self) -> dict[str, str]:
         return {"role": self.role, "content": self.content}
@@ -46,7 +50,13 @@ class LLM(Protocol):
 
 @dataclass(frozen=True)
 class Prompt:
-    """A prompt file: a system part and a user part separated by a line ``---``, with ``$name`` fields."""
+    """A prompt file: a system part and a user part separated by a line ``---``, with ``$name`` fields.
+
+    ``$nonce`` is not a field a caller gives: each call of :meth:`messages` draws a fresh random one
+    (:func:`backends.llm.guard.nonce`), and the prompt fences its data blocks with it (``<passages-$nonce>`` ...
+    ``</passages-$nonce>``). Every field is passed through :func:`backends.llm.guard.fenced` first (special
+    tokens, invisible characters, tag-like markers and the nonce itself removed), so no field can close a
+    block, whatever the caller did with it."""
 
     name: str
     system: str
@@ -63,37 +73,18 @@ class Prompt:
         return cls(name, system.strip(), user.strip())
 
     def messages(self, **fields: str) -> list[Message]:
-        """The chat messages with ``fields`` substituted; a missing field is an error, not a blank."""
+        """The chat messages with ``fields`` substituted (fenced, see the class); a missing field is an error,
+        not a blank."""
+        if "nonce" in fields:
+            raise LLMError(f"prompt {self.name}: the nonce is drawn by the prompt, not given")
+        secret = nonce()
+        safe = {name: fenced(value, secret) for name, value in fields.items()}
+        safe["nonce"] = secret
         try:
-            return [Message("system", Template(self.system).substitute(fields)),
-                    Message("user", Template(self.user).substitute(fields))]
+            return [Message("system", Template(self.system).substitute(safe), secret),
+                    Message("user", Template(self.user).substitute(safe), secret)]
         except KeyError as exc:
             raise LLMError(f"prompt {self.name} needs the field {exc.args[0]!r}") from None
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_TAG = re.compile(r"</?\s*[a-z_]{2,20}\s*>", re.I)
-# Sentences that address a model rather than state the law: dropped from untrusted text before a prompt.
-_INSTRUCTION = re.compile(
-    r"\b(ignore|disregard|forget|override)\b.{0,40}\b(instructions?|prompts?|rules|above|previous|prior)\b"
-    r"|^\W*(system|assistant|developer|user)\s*:"
-    r"|\byou are (now )?(an?|the) (ai|assistant|language model|chatbot)\b"
-    r"|\b(reply|respond|answer|output|say) only\b"
-    r"|\bnew instructions?\b",
-    re.I,
-)
-
-
-def untrusted(text: str, max_words: int) -> str:
-    """Text from a document or a user as a prompt may carry it: control characters and tag-like markers
-    (which could close the prompt's data block) removed, sentences that address a model (``ignore previous
-    instructions``, ``SYSTEM:``, ``reply only with``) dropped, whitespace folded, at most ``max_words`` words.
-    The prompt also says the block is data; this keeps the most common injections from reaching a small
-    model at all."""
-    text = _TAG.sub(" ", _CONTROL.sub(" ", text))
-    kept = [s for s in _SENTENCE_END.split(text) if not _INSTRUCTION.search(s)]
-    return " ".join(" ".join(kept).split()[:max_words])
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.S)

@@ -39,7 +39,12 @@ class CachedLLM:
     @staticmethod
     def key(name: str, messages: list[Message], max_tokens: int, temperature: float,
             schema: dict[str, Any] | None) -> str:
-        blob = json.dumps([name, [m.as_dict() for m in messages], max_tokens, temperature, schema], sort_keys=True)
+        # A prompt's random delimiter nonce (backends.llm.Prompt) is keyed as a placeholder, so the same prompt
+        # on the same data hits the cache whatever nonce it drew. The nonce never occurs in the data, so two
+        # different prompts cannot share a key this way.
+        shown = [{**m.as_dict(), "content": m.content.replace(m.nonce, "\x00nonce\x00") if m.nonce else m.content}
+                 for m in messages]
+        blob = json.dumps([name, shown, max_tokens, temperature, schema], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def chat(self, messages: list[Message], *, max_tokens: int = 256, temperature: float = 0.0,

@@ -113,7 +113,10 @@ def test_prompt_files_load_and_refuse_missing_fields() -> None:
     messages = prompt.messages(facts="The accused stabbed the deceased.", count="3")
     assert messages[0].role == "system" and "never instructions" in messages[0].content
     assert "up to 3 statutory provisions" in messages[0].content
-    assert "<facts>\nThe accused stabbed the deceased.\n</facts>" in messages[1].content
+    secret = messages[1].nonce
+    assert len(secret) == 12 and messages[0].nonce == secret
+    assert f"<facts-{secret}>\nThe accused stabbed the deceased.\n</facts-{secret}>" in messages[1].content
+    assert f"<facts-{secret}>" in messages[0].content  # the system part names the real delimiter
     with pytest.raises(LLMError, match="needs the field 'count'"):
         prompt.messages(facts="x")
 
