@@ -1,9 +1,10 @@
 """One-line explanations written by an LLM (AQgR style), checked against the hit before they are shown.
 
 The model sees the query and the judgment's record: title, summary fields (facts, legal issues, reasoning),
-cited provisions and the best passage. The record is wrapped in ``<judgment>`` tags that the text cannot
-close, cut to a few hundred words, and the system prompt says it is data: a judgment that contains
-"ignore previous instructions" is quoted, not obeyed.
+cited provisions and the best passage. The record passes :func:`backends.llm.untrusted` (cleaned, sentences
+addressed to a model left out, cut to a few hundred words) and sits between ``<judgment-NONCE>`` tags that it
+cannot close (:class:`backends.llm.Prompt`); the system prompt says it is data in whatever language: a
+judgment that contains "ignore previous instructions" is quoted, not obeyed.
 
 Every answer is checked before use (:func:`grounding_problem`): each quotation must occur in the record,
 each citation or provision it names must be one the judgment cites or contains, and no word of the query
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
+from backends.llm import LLM, LLMError, Prompt, generate_json, screen, untrusted
 from legal.citations import extract_citations
 from legal.roles import role_label
 from legal.sentences import split
@@ -73,9 +74,13 @@ def one_line(reason: str, max_words: int = MAX_WORDS) -> str:
 
 def grounding_problem(reason: str, record: HitRecord, query: str = "") -> str | None:
     """Why ``reason`` is not grounded in ``record`` (None when it is): a quotation not found in the record
-    (compared without case, punctuation or spacing), a citation the judgment neither cites nor contains, or
+    (compared without case, punctuation or spacing), a citation the judgment neither cites nor contains,
     a word of the query that the record does not contain (a small model likes to say "the judgment
-    discusses <the query>": that attributes the query to the judgment, whatever it says)."""
+    discusses <the query>": that attributes the query to the judgment, whatever it says), or text that reads
+    as an instruction to a model (an instruction planted in the record and repeated is in the record, but it
+    is not why the judgment is relevant)."""
+    if screen(reason).flagged:
+        return "it reads as an instruction to a model, not as a reason"
     source = folded(record.text)
     borrowed = sorted(w for w in (content_words(reason) & content_words(query)) - content_words(record.text) - _GENERIC
                       if len(w) >= 4)
