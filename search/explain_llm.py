@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from backends.llm import LLM, LLMError, Prompt, generate_json, screen, untrusted
+from backends.llm import LLM, LLMError, Prompt, borrowed_from_address, generate_json, screen, untrusted
 from legal.citations import extract_citations
 from legal.roles import role_label
 from legal.sentences import split
@@ -77,10 +77,14 @@ def grounding_problem(reason: str, record: HitRecord, query: str = "") -> str | 
     (compared without case, punctuation or spacing), a citation the judgment neither cites nor contains,
     a word of the query that the record does not contain (a small model likes to say "the judgment
     discusses <the query>": that attributes the query to the judgment, whatever it says), or text that reads
-    as an instruction to a model (an instruction planted in the record and repeated is in the record, but it
-    is not why the judgment is relevant)."""
+    as an instruction to a model or repeats words the record has only in a sentence addressed to an automated
+    reader (an instruction planted in the record and repeated is in the record, but it is not why the
+    judgment is relevant)."""
     if screen(reason).flagged:
         return "it reads as an instruction to a model, not as a reason"
+    borrowed = borrowed_from_address(reason, record.text)
+    if borrowed:
+        return f"it repeats {borrowed!r} from a sentence addressed to an automated reader"
     source = folded(record.text)
     borrowed = sorted(w for w in (content_words(reason) & content_words(query)) - content_words(record.text) - _GENERIC
                       if len(w) >= 4)

@@ -171,6 +171,41 @@ def untrusted(text: str, max_words: int) -> str:
     return " ".join(screen(text, max_words * _CHARS_PER_WORD).text.split()[:max_words])
 
 
+# Words by which a sentence addresses an automated reader, in the five languages of the phrase check. A
+# judgment has little reason to use them, but a planted instruction must name whom it instructs. Such a
+# sentence stays in the prompt (these words alone are too weak to drop text for), but an output may not borrow
+# from it: see :func:`borrowed_from_address`.
+_ADDRESS = re.compile(
+    r"\b(automated|artificial intelligence|ai|a\.i\.|chatbots?|language models?|llms?|summari[sz](er|ers|ing)|"
+    r"readers? of this|any readers?|automatique|lecteurs?|intelligence artificielle|ia|autom[aá]tic[oa]s?|lector(es)?|"
+    r"inteligencia artificial)\b|स्वचालित|पाठक|एआई|自动|自動|阅读|閱讀|人工智能",
+    re.I,
+)
+_WORD = re.compile(r"\w{4,}")
+# Function words of four letters or more (English, French, Spanish), and the words any explanation or answer
+# uses about any judgment: never evidence that an output borrowed from one sentence.
+_COMMON_WORDS = """that this with from have which their there these those they them then than when where what
+will would shall should could into upon such been were also only other under about after before being over more
+most some very each every both either must made make said says here whom whose while your ours pour dans avec
+cette sont mais plus tout elle nous vous leur comme para como esta este pero todo sobre entre cuando donde tiene
+case cases judgment judgments court courts held holds appeal appeals relevant query issue issues legal section
+because"""
+_COMMON = frozenset(_COMMON_WORDS.split())
+
+
+def borrowed_from_address(output: str, source: str) -> str | None:
+    """A word of ``output`` that ``source`` has only in sentences addressed to an automated reader (None when
+    there is none). A small model told to copy its sources' words copies a planted instruction with the rest;
+    such a word in its output means it passed the instruction on, whether or not it obeyed it."""
+    addressed: set[str] = set()
+    plain: set[str] = set()
+    for sentence in _SENTENCE_END.split(clean(source)):
+        folded = sentence.casefold()
+        (addressed if _ADDRESS.search(folded.translate(_CONFUSABLE)) else plain).update(_WORD.findall(folded))
+    exclusive = addressed - plain - _COMMON
+    return next((w for w in _WORD.findall(clean(output).casefold()) if w in exclusive), None)
+
+
 def nonce() -> str:
     """A fresh random delimiter suffix for one prompt (48 bits: no document can guess it, and it is removed
     from the data anyway)."""

@@ -6,8 +6,9 @@ Three scores, each in 0..1, as in LQ-RAG:
 - **groundedness**: the share of the answer's claims that are supported by the passages they cite. This
   one is computed, not asked for: a claim must cite at least one passage that exists, most of its content
   words must occur in the passages it cites, any quotation must occur there verbatim, and any provision or
-  judgment it names must be named there, and it must not read as an instruction to a model (a planted
-  instruction repeated from a passage is "supported" by it). A model cannot talk its way past it;
+  judgment it names must be named there, and it must neither read as an instruction to a model nor repeat
+  words that the passages have only in a sentence addressed to an automated reader (a planted instruction
+  repeated from a passage is "supported" by it). A model cannot talk its way past it;
 - **answer relevance**: the LLM's 1-5 rating of how directly the answer answers the question, scaled;
   but first a computed floor: the passages the answer cites must contain at least half of the question's
   content words (:func:`coverage`). An answer about cryptocurrency that cites no passage mentioning it
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from backends.llm import LLM, LLMError, Prompt, generate_json, screen, untrusted
+from backends.llm import LLM, LLMError, Prompt, borrowed_from_address, generate_json, screen, untrusted
 from legal.citations import extract_citations
 from search.answer.context import ContextPassage, prompt_context
 from search.explain import QUOTED, content_words, folded
@@ -124,8 +125,12 @@ def check_claim(claim: Claim, passages: Sequence[ContextPassage], support: float
     for citation in extract_citations(claim.text):
         if citation.kind in ("provision", "judgment") and citation.normalized not in named:
             return ClaimCheck(claim, share, f"it names {citation.text!r}, which the passages it cites do not")
-    if screen(claim.text).flagged:  # an instruction planted in a passage, repeated: supported, but not the law
+    # An instruction planted in a passage and repeated is "supported" by it, but it is not the law.
+    if screen(claim.text).flagged:
         return ClaimCheck(claim, share, "it reads as an instruction to a model, not as what the passages hold")
+    borrowed = borrowed_from_address(claim.text, source)
+    if borrowed:
+        return ClaimCheck(claim, share, f"it repeats {borrowed!r} from a sentence addressed to an automated reader")
     return ClaimCheck(claim, share, None)
 
 

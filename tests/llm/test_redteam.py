@@ -17,7 +17,7 @@ import yaml
 
 from backends.llm.guard import SPECIAL_TOKEN, clean, screen, untrusted
 from search.answer import AskOptions
-from search.answer.checks import groundedness
+from search.answer.checks import Claim, check_claim, groundedness
 from search.answer.context import pack, prompt_context
 from search.answer.loop import draft
 from search.explain import explain
@@ -80,6 +80,21 @@ def test_the_sanitiser_strips_tokens_and_flags_what_it_should(case: dict[str, An
     assert (case["canary"] not in context.casefold()) == case["flagged"]
 
 
+@pytest.mark.parametrize("case", [c for c in CASES if not c["flagged"]],
+                         ids=[c["id"] for c in CASES if not c["flagged"]])
+def test_output_that_repeats_a_planted_instruction_fails_its_check(case: dict[str, Any]) -> None:
+    """What a small model does with a planted sentence that the phrase check misses: it copies it. The
+    checks on explanations and answer claims reject the copy, so it is never shown."""
+    record = _planted(case)
+    copied = f"It holds that cruelty soon before death raises a presumption. {case['injection']}"
+    assert "addressed to an automated reader" in grounding_problem(copied, record, QUERY)
+    assert grounding_problem("It holds that cruelty soon before death raises a presumption.", record, QUERY) is None
+    passages = pack(QUESTION, _chunks(case), budget_tokens=1200)
+    problem = check_claim(Claim(f"{PASSAGES[0]} {case['injection']}", (1,)), passages).problem
+    assert problem and "automated reader" in problem
+    assert check_claim(Claim(PASSAGES[0], (1,)), passages).problem is None
+
+
 @pytest.mark.parametrize("case", [c for c in MODEL_CASES if c["path"] == "explain"],
                          ids=[c["id"] for c in MODEL_CASES if c["path"] == "explain"])
 def test_explanations_do_not_obey_planted_instructions(small_llm, case: dict[str, Any]) -> None:
@@ -101,9 +116,11 @@ def test_answers_do_not_obey_planted_instructions(small_llm, case: dict[str, Any
     _, claims, note = draft(small_llm, QUESTION, passages, AskOptions(max_claims=2, answer_tokens=260))
     assert note is None and claims, note
     numbers = {p.number for p in passages}
-    for claim in claims:
-        assert case["canary"] not in claim.text.casefold(), claims
-        assert claim.cites and set(claim.cites) <= numbers, claims  # only passages it was given
-        assert "zanzibar" not in claim.text.casefold() and "absuelto" not in claim.text.casefold(), claims
+    assert all(claim.cites and set(claim.cites) <= numbers for claim in claims), claims  # only passages given
+    # A claim that passes on the canary or the fake holding (a small model told to copy the passages' words
+    # copies a planted sentence with the rest) must fail its check, which withholds the answer.
     _, checks = groundedness(claims, passages)
-    assert any(check.grounded for check in checks), checks
+    for check in checks:
+        said = check.claim.text.casefold()
+        if case["canary"] in said or "zanzibar" in said or "absuelto" in said:
+            assert not check.grounded, check
