@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
+from backends.llm import LLM, LLMError, Prompt, borrowed_from_address, generate_json, screen, untrusted
 from indexer.citations import citations_in
 from indexer.document import Judgment, Summary
 from legal.citations import extract_citations
@@ -43,7 +43,9 @@ def _words(text: str) -> set[str]:
 
 def unsupported(rewrite: str, judgment: Judgment) -> str | None:
     """Why ``rewrite`` is not supported by the judgment (None when it is): a citation or provision the
-    judgment does not contain, or too many content words it lacks."""
+    judgment does not contain, too many content words it lacks, or an instruction planted in the judgment and
+    passed on (it reads as one, or repeats words the judgment has only where it addresses an automated reader:
+    see :mod:`backends.llm.guard`)."""
     known = set(judgment.cited_provisions) | {c.normalized for c in citations_in(judgment)}
     for citation in extract_citations(rewrite):
         if citation.kind in ("provision", "judgment") and citation.normalized not in known:
@@ -55,6 +57,11 @@ def unsupported(rewrite: str, judgment: Judgment) -> str | None:
     if len(missing) / len(words) > 1 - MIN_SUPPORT:
         return (f"{len(missing)} of its {len(words)} content words are not in the judgment "
                 f"(e.g. {', '.join(sorted(missing)[:3])})")
+    if screen(rewrite).flagged:
+        return "it reads as an instruction to a model"
+    borrowed = borrowed_from_address(rewrite, judgment.text)
+    if borrowed:
+        return f"it repeats {borrowed!r} from a sentence addressed to an automated reader"
     return None
 
 
