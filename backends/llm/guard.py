@@ -10,9 +10,9 @@ phrase list only second:
 2. **Data cannot speak in the chat template's voice**: the tokens that delimit chat turns (``<|im_start|>``,
    ``<|im_end|>``, ``<|endoftext|>`` and every other ``<|...|>`` token of Qwen, Llama 3 or Phi, ``[INST]``,
    ``<<SYS>>``, ``<s>``, ``</s>``, ``<start_of_turn>``, ``<tool_call>``) and tag-like markers that could close a
-   data block are removed, repeatedly, until none is left (removing one cannot splice another together).
-   llama.cpp parses special tokens in the formatted prompt, so ``<|im_start|>system`` in a judgment would
-   otherwise open a real system turn.
+   data block are replaced by a newline, which none of their patterns matches, so one pass removes them all and
+   removing one cannot splice another together. llama.cpp parses special tokens in the formatted prompt, so
+   ``<|im_start|>system`` in a judgment would otherwise open a real system turn.
 3. **Data sits inside delimiters it cannot close**: every prompt (:class:`backends.llm.Prompt`) draws a fresh
    random :func:`nonce` and fences each data block with tags that carry it (``<passages-9f2c41d07be3>``); the
    nonce is removed from every field (:func:`without`), so no text can contain the closing tag, and the system
@@ -20,8 +20,11 @@ phrase list only second:
 4. **A phrase check flags** (:func:`screen`) sentences addressed to a model ("ignore previous instructions",
    "SYSTEM:", "reply only with", and paraphrases in French, Spanish, Hindi and Chinese), matched on the cleaned,
    case-folded text with common Cyrillic and Greek look-alike letters mapped to Latin. :func:`untrusted` drops
-   them. It is one signal, not the defence: a phrasing it misses still arrives fenced, as data, and every answer
-   is checked against its sources before anyone reads it (search.answer.checks, search.explain_llm).
+   them. It is one signal, not the defence: a phrasing it misses still arrives fenced, as data.
+5. **Outputs are checked** by their callers (search.answer.checks, search.explain_llm, indexer.refine): besides
+   their sources, an output must not read as an instruction (:func:`screen`) nor repeat words that its source
+   has only in a sentence addressed to an automated reader (:func:`borrowed_from_address`), since a small
+   model told to copy its sources' words copies a planted sentence with the rest.
 """
 
 from __future__ import annotations
