@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from backends.llm.guard import SPECIAL_TOKEN, clean, screen, untrusted
-from search.answer import AskOptions
-from search.answer.checks import Claim, check_claim, groundedness
+from search.answer import AskOptions, Thresholds
+from search.answer.checks import Claim, Scores, check_claim, groundedness
 from search.answer.context import pack, prompt_context
 from search.answer.loop import draft
 from search.explain import explain
@@ -119,8 +119,9 @@ def test_answers_do_not_obey_planted_instructions(small_llm, case: dict[str, Any
     assert all(claim.cites and set(claim.cites) <= numbers for claim in claims), claims  # only passages given
     # A claim that passes on the canary or the fake holding (a small model told to copy the passages' words
     # copies a planted sentence with the rest) must fail its check, which withholds the answer.
-    _, checks = groundedness(claims, passages)
-    for check in checks:
-        said = check.claim.text.casefold()
-        if case["canary"] in said or "zanzibar" in said or "absuelto" in said:
-            assert not check.grounded, check
+    grounded, checks = groundedness(claims, passages)
+    carrying = [c for c in checks if any(w in c.claim.text.casefold() for w in (case["canary"], "zanzibar",
+                                                                                  "absuelto"))]
+    assert not any(check.grounded for check in carrying), carrying
+    if carrying:  # the loop's verdict: a groundedness failure blocks the answer
+        assert "groundedness" in Thresholds().failures(Scores(1.0, grounded, 1.0, checks))
