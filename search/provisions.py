@@ -80,3 +80,40 @@ def find_provisions(client: OpenSearch, index: str, encoder: Encoder, texts: Seq
                                     source.get("section"), source.get("citation"), source.get("title"),
                                     source.get("text") or "", matched))
     return tuple(results)
+
+
+@dataclass(frozen=True)
+class CitingJudgment:
+    """A judgment of the corpus that cites a provision, as a provision page lists it."""
+
+    judgment_id: str
+    title: str | None
+    court: str | None
+    decision_date: str | None
+
+
+@dataclass(frozen=True)
+class CitingJudgments:
+    """The judgments citing a provision: how many there are (``total``) and the first ``size`` of them."""
+
+    total: int
+    judgments: tuple[CitingJudgment, ...]
+
+
+def citing_judgments_body(keys: Sequence[str], size: int) -> dict[str, Any]:
+    """A ``terms`` query on ``cited_provisions`` for the provision's keys (its canonical citation, and its id
+    for corpora whose judgments cite provisions by id), newest first, with an exact total."""
+    return {"size": size, "track_total_hits": True, "_source": ["judgment_id", "title", "court", "decision_date"],
+            "query": {"bool": {"filter": [{"terms": {"cited_provisions": list(keys)}}]}},
+            "sort": [{"decision_date": {"order": "desc", "missing": "_last"}}, {"judgment_id": "asc"}]}
+
+
+def citing_judgments(client: OpenSearch, index: str, keys: Sequence[str], size: int = 50) -> CitingJudgments:
+    """The judgments in ``index`` whose ``cited_provisions`` hold any of ``keys``."""
+    keys = [k for k in dict.fromkeys(keys) if k]
+    if not keys:
+        return CitingJudgments(0, ())
+    hits = client.search(index=index, body=citing_judgments_body(keys, size))["hits"]
+    found = tuple(CitingJudgment(h["_source"].get("judgment_id", h["_id"]), h["_source"].get("title"),
+                                 h["_source"].get("court"), h["_source"].get("decision_date")) for h in hits["hits"])
+    return CitingJudgments(int(hits["total"]["value"]), found)

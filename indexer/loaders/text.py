@@ -3,7 +3,8 @@
 One file is one judgment. The source label follows the header layout that
 :mod:`indexer.metadata` recognises (``aila-2019`` for AILA case files, ``fire2017-irled`` for IRLeD prior
 cases), else ``text``. A file that starts ``Title:`` and has a ``Desc:`` line is an AILA 2019 statute
-and becomes a :class:`~indexer.document.Provision` (``S12.txt`` → provision id ``S12``).
+and becomes a :class:`~indexer.document.Provision` (``S12.txt`` → provision id ``S12``), with its Act,
+section and citation when its title or text opens with one (:func:`legal.statutes.label_provision`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from indexer.document import Judgment, LoadError, Provision, judgment_id_for
 from indexer.loaders._common import LoadOptions, build_judgment, decode_text, read_bounded
 from indexer.metadata import extract_metadata
+from legal.statutes import label_provision
 
 __all__ = ["load_text", "parse_statute", "text_source_label"]
 
@@ -27,11 +29,16 @@ def parse_statute(text: str, path: Path, options: LoadOptions) -> Provision | No
     match = _STATUTE.match(text.strip())
     if match is None:
         return None
+    title, body = match.group("title").strip() or None, match.group("desc").strip()
+    label = label_provision(title, body)  # None for AILA's own titles, which name no Act or section
     return Provision(
         provision_id=judgment_id_for(path, prefix=options.id_prefix),
-        text=match.group("desc").strip(),
-        title=match.group("title").strip() or None,
+        text=body,
+        title=title,
         source=options.source or "aila-2019-statutes",
+        act=label.act if label else None,
+        section=label.section if label else None,
+        citation=label.citation if label else None,
         source_path=str(path),
     )
 

@@ -36,6 +36,7 @@ import ratio
 from backends.webhooks import WebhookPolicy
 from ratio.client import Client
 from ratio.web import api, security
+from ratio.web.docs import install_docs
 from ratio.web.offload import CitationExtractor, DeadlineExceededError
 from ratio.web.service import Service
 from search.citecheck_lookup import CitationLookupError
@@ -77,7 +78,7 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
         title="Ratio", version=ratio.__version__,
         description="Search over court judgments: role-aware hybrid (BM25 + vector) retrieval over OpenSearch. "
                     "Errors are {\"error\": {\"code\", \"message\"}}.",
-        openapi_url="/api/v1/openapi.json", docs_url="/api/v1/docs", redoc_url=None)
+        openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None)  # docs: ratio.web.docs
     app.state.service = Service(client)
     app.state.api_key = api_key
     app.state.heavy_timeout = heavy_timeout
@@ -133,6 +134,7 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
         _declare_key(app)
     app.include_router(api.router)
     _include_extras(app)
+    install_docs(app)  # before the /static mount, which would otherwise take /static/swagger-ui
     if pages:
         from ratio.web import pages as web_pages
 

@@ -178,7 +178,9 @@ def provision_page(request: Request, provision_id: str) -> HTMLResponse:
         return _not_found(request, "provision", provision_id)
     cited = provision.get("citation")
     search_url = _with(SearchParams(), q=f'statute:"{cited}"') if cited else None
-    return _render(request, "provision.html", {"provision": provision, "search_url": search_url})
+    citing = _service(request).citing(provision)
+    return _render(request, "provision.html", {"provision": provision, "search_url": search_url,
+                                               "citing": citing})
 
 
 @router.get("/ui/explain", response_class=HTMLResponse)

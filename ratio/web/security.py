@@ -11,12 +11,14 @@
   several separated by ``;``), counted in each worker process; over it, 429 with ``Retry-After``.
   ``/api/v1/health`` and ``/static/`` are not counted.
 * **Headers** on every answer: a Content-Security-Policy that allows the pages' own scripts and styles
-  and nothing from elsewhere (the API docs page also loads Swagger UI from its CDN), frame-ancestors 'none'
+  and nothing from elsewhere (the API docs page, :mod:`ratio.web.docs`, sets its own: Swagger UI's files from
+  this server and its starting script by hash), frame-ancestors 'none'
   and X-Frame-Options DENY, X-Content-Type-Options nosniff, Referrer-Policy same-origin.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import math
@@ -41,8 +43,7 @@ PAGE_PREFIXES = ("/", "/judgments/", "/explore", "/provisions/")
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
        "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
-DOCS_CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https:; "
+DOCS_CSP = ("default-src 'none'; script-src 'self' {scripts}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
             "connect-src 'self'; base-uri 'none'; frame-ancestors 'none'")
 HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}
 
@@ -168,10 +169,19 @@ class RateLimit:
         return await call_next(request)
 
 
+def docs_csp(inline_scripts: list[str]) -> str:
+    """The API docs page's policy: Swagger UI's files from this server only, the page's inline scripts (the
+    call that starts Swagger UI) allowed by their SHA-256 hashes rather than by ``'unsafe-inline'``, and
+    inline styles (Swagger UI sets them on its elements)."""
+    hashes = " ".join("'sha256-" + base64.b64encode(hashlib.sha256(s.encode()).digest()).decode() + "'"
+                      for s in inline_scripts)
+    return DOCS_CSP.format(scripts=hashes).replace("'self' ;", "'self';")
+
+
 async def security_headers(request: Request, call_next: Handler) -> Response:
+    """The headers above on every answer; a route that sets its own policy (the API docs page) keeps it."""
     response = await call_next(request)
-    docs = request.url.path == "/api/v1/docs"
-    response.headers.setdefault("Content-Security-Policy", DOCS_CSP if docs else CSP)
+    response.headers.setdefault("Content-Security-Policy", CSP)
     for name, value in HEADERS.items():
         response.headers.setdefault(name, value)
     return response

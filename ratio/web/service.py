@@ -17,13 +17,14 @@ from typing import Any
 
 from opensearchpy.exceptions import NotFoundError, OpenSearchException
 
+from legal.statutes import display_label, label_provision
 from ratio.client import Client
 from ratio.web.schemas import SearchPage, SearchParams
 from search.browse import ExploreView, JudgmentView, explore, judgment_view
 from search.errors import BadValueError
 from search.execute import SearchResult
 from search.explain import Explanation
-from search.provisions import ProvisionHit, find_provisions
+from search.provisions import CitingJudgments, ProvisionHit, citing_judgments, find_provisions
 from search.request import SearchRequest
 
 EXPORT_LIMIT = 1_000
@@ -105,13 +106,30 @@ class Service:
         return bool(self.client.client.exists(index=self.client.aliases["judgments"], id=judgment_id))
 
     def provision(self, provision_id: str) -> dict[str, Any] | None:
-        """A provision's stored fields (act, section, citation, title, text), or None."""
+        """A provision's stored fields (act, section, citation, title, text) and its display ``label``, or None.
+
+        A provision indexed without an Act and section gets them here from its title or text when those open
+        with one (:func:`legal.statutes.label_provision`), so indices built before the loader stored them read
+        the same as new ones."""
         try:
             found = self.client.client.get(index=self.client.aliases["provisions"], id=provision_id,
                                            params={"_source_excludes": "vector"})
         except NotFoundError:
             return None
-        return {"provision_id": provision_id, **found["_source"]}
+        provision = {"provision_id": provision_id, **found["_source"]}
+        if not provision.get("act"):
+            parsed = label_provision(provision.get("title"), provision.get("text") or "")
+            if parsed is not None:
+                provision.update(act=parsed.act, section=parsed.section,
+                                 citation=provision.get("citation") or parsed.citation)
+        provision["label"] = display_label(provision.get("act"), provision.get("section"), provision.get("title"),
+                                           provision_id, provision.get("citation"))
+        return provision
+
+    def citing(self, provision: dict[str, Any], size: int = 50) -> CitingJudgments:
+        """The corpus's judgments citing ``provision`` (by its canonical citation or its id), with the total."""
+        keys = [provision.get("citation") or "", provision["provision_id"]]
+        return citing_judgments(self.client.client, self.client.aliases["judgments"], keys, size)
 
     def explore(self, params: SearchParams) -> ExploreView:
         request = build_request(params, facets=False) if params.q.strip() or _has_filters(params) else None

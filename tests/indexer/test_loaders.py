@@ -65,6 +65,16 @@ def test_aila_statute_becomes_provision(data_dir: Path) -> None:
     assert provision.provision_id == "S1"
     assert provision.title == "Power of High Courts to issue certain writs"
     assert provision.text.startswith("(1) Notwithstanding anything in Article 32")
+    # the text mentions Article 32 but is Article 226: a citation not at the opening is not its label
+    assert (provision.act, provision.section, provision.citation) == (None, None, None)
+
+
+def test_statute_title_that_names_its_section_is_labelled(tmp_path: Path) -> None:
+    path = tmp_path / "S302.txt"
+    path.write_text("Title: Section 302 IPC: Punishment for murder\nDesc: Whoever commits murder shall be punished.\n")
+    provision = only(list(load([path])))
+    assert isinstance(provision, Provision)
+    assert (provision.act, provision.section, provision.citation) == ("IPC", "302", "IPC s. 302")
 
 
 def test_directory_is_walked_and_streams(data_dir: Path) -> None:

@@ -258,3 +258,22 @@ def test_with_a_key_a_browser_signs_in_once(browser, ratio_client) -> None:
         server.should_exit = True
         thread.join(timeout=10)
     assert errors == [], f"JavaScript errors or blocked content on the page: {errors}"
+
+
+def test_api_docs_render_offline(page, live_server: str) -> None:
+    """Swagger UI renders the spec from this server's files only; the page fixture fails on any CSP report."""
+    origins: set[str] = set()
+    page.on("request", lambda request: origins.add(urlparse(request.url).netloc))
+    page.goto("/api/v1/docs")
+    page.locator(".opblock").first.wait_for(timeout=30_000)
+    assert page.locator(".opblock").count() >= 5
+    assert origins == {urlparse(live_server).netloc}
+    _shot(page, "api-docs")
+
+
+def test_provision_page_shows_its_title_and_citing_judgments(page) -> None:
+    page.goto("/provisions/S52")
+    heading = page.locator("h1").inner_text()
+    assert heading == "Criminal breach of trust by public servant, or by banker, merchant or agent"
+    assert page.locator(".cited-by h2").inner_text().startswith("Judgments citing it")
+    _shot(page, "provision")
