@@ -146,3 +146,16 @@ def test_an_msearch_item_that_failed_only_because_a_node_left_is_told_apart() ->
     assert not lost_shards({"responses": [_answer(), wrong]}), "a wrong query is not asked again"
     assert not lost_shards({"responses": [lost, wrong]})
     assert not lost_shards({"responses": [_answer(), {"error": {"type": "parsing_exception"}, "status": 400}]})
+
+
+def test_the_ranker_tells_a_node_loss_from_a_wrong_request() -> None:
+    """The ranker asks its msearch again only when every failed item failed because a node left, whatever
+    the nesting of the reason (an item failed whole, or a bare node error)."""
+    from search.ranking.features import _cause, node_lost
+
+    whole = _error(_failure("node_not_connected_exception")).info["error"]
+    assert node_lost(whole) and _cause(whole).startswith("node_not_connected_exception")
+    assert node_lost(_error(_failure("transport_exception", caused_by="node_closed_exception")).info["error"])
+    assert node_lost({"type": "node_disconnected_exception", "reason": "gone"})
+    assert not node_lost(_error(_failure("query_shard_exception")).info["error"])
+    assert not node_lost({"type": "parsing_exception", "reason": "bad"}) and not node_lost("text")

@@ -25,6 +25,7 @@ Score features come raw and divided by the best candidate's score (a query-indep
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 from opensearchpy import OpenSearch
 
+from backends.opensearch.client import NODE_LOSS_FAILURES
 from legal.roles import load_role_set
 from search.citation_graph import CitationGraph, load_graph
 from search.ranking import bodies
@@ -137,30 +139,51 @@ def _metadata(response: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return meta
 
 
+# Seconds before each new attempt of an msearch whose failed items all failed because a node left mid-request
+# (the transport asks partial answers again; this also covers an item that failed whole, whatever its nesting).
+_NODE_LOSS_WAITS = (0.5, 1.0, 2.0)
+
+
 def _msearch(client: OpenSearch, requests: Sequence[tuple[str, Body]]) -> list[dict[str, Any]]:
     if not requests:
         return []
     lines: list[Body] = []
     for index, body in requests:
         lines += [{"index": index}, body]
-    responses = client.msearch(body=lines)["responses"]
-    for (index, _), response in zip(requests, responses, strict=True):
-        if "error" in response:
+    for wait in (*_NODE_LOSS_WAITS, None):
+        responses = client.msearch(body=lines)["responses"]
+        failed = [(index, r) for (index, _), r in zip(requests, responses, strict=True) if "error" in r]
+        if not failed:
+            return responses
+        if wait is None or not all(node_lost(r["error"]) for _, r in failed):
+            index, response = failed[0]
             raise RankingError(f"a ranking request on {index} failed: {_cause(response['error'])}", response)
-    return responses
+        time.sleep(wait)
+    raise AssertionError("unreachable")
+
+
+def _innermost(error: Mapping[str, Any]) -> Mapping[str, Any]:
+    for failure in error.get("failed_shards") or ():
+        reason = failure.get("reason")
+        if isinstance(reason, dict):
+            return _innermost(reason)
+    if isinstance(error.get("caused_by"), dict):
+        return _innermost(error["caused_by"])
+    return error
 
 
 def _cause(error: Any) -> str:
     """The innermost reason OpenSearch gives (``all shards failed`` says nothing by itself)."""
     if not isinstance(error, dict):
         return str(error)
-    for failure in error.get("failed_shards") or ():
-        reason = failure.get("reason")
-        if reason:
-            return _cause(reason)
-    if error.get("caused_by"):
-        return _cause(error["caused_by"])
-    return f"{error.get('type')}: {error.get('reason')}"
+    inner = _innermost(error)
+    return f"{inner.get('type')}: {inner.get('reason')}"
+
+
+def node_lost(error: Any) -> bool:
+    """Whether a failed request's innermost reason says a node left while it ran (asking again reaches the
+    shards' other copies)."""
+    return isinstance(error, dict) and _innermost(error).get("type") in NODE_LOSS_FAILURES
 
 
 def _ranks(scores: Mapping[str, float]) -> dict[str, int]:
