@@ -27,17 +27,8 @@ from search.records import ChunkHit
 CASES: list[dict[str, Any]] = yaml.safe_load((Path(__file__).parent / "redteam" / "cases.yaml").read_text("utf-8"))
 MODEL_CASES = [c for c in CASES if c["model"]]
 
-RECORD = HitRecord(
-    title="Satvir Singh v. State of Punjab",
-    facts="The deceased died of burns within seven years of marriage after demands for dowry.",
-    legal_issues=("whether the death was a dowry death under section 304B IPC",),
-    reasoning="Cruelty or harassment soon before death in connection with a demand for dowry raises the "
-              "presumption under section 113B of the Evidence Act.",
-    cited_provisions=("indian_penal_code_section_304B", "evidence_act_section_113B"),
-    cited_judgments=(),
-    role="ratio",
-    passage="The expression soon before her death means a proximate and live link between the cruelty and the death.",
-)
+from test_tasks import RECORD  # noqa: E402  (the same dowry-death hit the task tests explain)
+
 QUERY = "dowry death soon before death"
 QUESTION = "What must be shown about cruelty soon before a dowry death?"
 PASSAGES = (
