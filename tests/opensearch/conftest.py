@@ -88,3 +88,29 @@ def live_server(web_app):
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium (one per test module)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
+    from tests.opensearch.browsing import chromium
+
+    with sync_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser, live_server: str):
+    """A fresh desktop-sized page on the live server; any JavaScript error or CSP block fails the test."""
+    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 900})
+    new_page = context.new_page()
+    errors: list[str] = []
+    new_page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # the Content-Security-Policy must fit the pages: anything it blocks is reported on the console
+    new_page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
+    yield new_page
+    context.close()
+    assert errors == [], f"JavaScript errors or blocked content on the page: {errors}"

@@ -1,62 +1,21 @@
 """The pages in real headless Chromium (Debian's ``chromium`` driven by Playwright) over the sample corpus.
 
-Each test saves a full-page screenshot under ``test-artifacts/screenshots/`` (or ``$RATIO_TEST_ARTIFACTS``),
-so a reviewer can see what the browser saw.
+Each test saves a full-page screenshot (:func:`tests.opensearch.browsing.shot`), so a reviewer can see what the
+browser saw; the ``browser`` and ``page`` fixtures live in ``tests/opensearch/conftest.py``.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.conftest import REPO
+from tests.opensearch.browsing import shot
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
-ARTIFACTS = Path(os.environ.get("RATIO_TEST_ARTIFACTS") or REPO / "test-artifacts") / "screenshots"
 QUERY = "public servant dishonestly misappropriated property entrusted"
-
-
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    pytest.fail("no Chromium for the browser tests: apt-get install chromium (scripts/setup.sh does it as root)")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=_chromium(), args=["--no-sandbox"])
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser, live_server: str) -> Iterator[object]:
-    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    # the Content-Security-Policy must fit the pages: anything it blocks is reported on the console
-    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
-    yield page
-    context.close()
-    assert errors == [], f"JavaScript errors or blocked content on the page: {errors}"
-
-
-def _shot(page, name: str) -> Path:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
-    assert path.stat().st_size > 10_000
-    return path
 
 
 def test_search_filter_and_explanations(page) -> None:
@@ -75,7 +34,7 @@ def test_search_filter_and_explanations(page) -> None:
     # (a locator, not wait_for_function: the page's CSP forbids evaluating strings, as it should)
     playwright_api.expect(page.locator(".why:not(.ready)")).to_have_count(0, timeout=60_000)
     assert "Explaining" not in page.locator(".why").first.inner_text()
-    _shot(page, "search")
+    shot(page, "search")
 
     # a facet link narrows the search: pick the first year facet
     year_link = page.locator("section.facet[data-facet=year] a").first
@@ -85,7 +44,7 @@ def test_search_filter_and_explanations(page) -> None:
     assert f"year:{year}" in page.get_by_label("Query").input_value()
     dates = page.locator("ol.hits .meta").all_inner_texts()
     assert dates and all(year in d for d in dates)
-    _shot(page, "search-year-facet")
+    shot(page, "search-year-facet")
 
 
 def test_filter_form_and_bad_query(page) -> None:
@@ -100,12 +59,12 @@ def test_filter_form_and_bad_query(page) -> None:
     query = parse_qs(urlparse(page.url).query)
     assert query["date_from"] == ["1990"] and query["role"] == ["facts"]
     assert all(re.search(r"199\d", d) for d in page.locator("ol.hits .meta").all_inner_texts())
-    _shot(page, "search-filters")
+    shot(page, "search-filters")
 
     page.goto("/?q=%22never+closed")
     alert = page.get_by_role("alert")
     assert "never closes" in alert.inner_text()
-    _shot(page, "search-error")
+    shot(page, "search-error")
 
 
 def test_a_phrase_with_no_match_says_no_judgment_matches(page) -> None:
@@ -118,7 +77,7 @@ def test_a_phrase_with_no_match_says_no_judgment_matches(page) -> None:
     assert text.startswith("No judgment matches") and '"dowry death"' in text and "decided from 1990" in text
     assert page.locator("ol.hits li.hit").count() == 0
     assert page.locator("#summary").inner_text().startswith("0 judgments match the words ·")
-    _shot(page, "search-no-match")
+    shot(page, "search-no-match")
 
     page.goto("/?q=xyzzyqwerty")
     page.locator("#no-match").wait_for()
@@ -131,7 +90,7 @@ def test_a_phrase_with_no_match_says_no_judgment_matches(page) -> None:
     assert re.match(r"\d+ judgments match the words; showing the best \d+", summary)
     labelled = page.locator("ol.hits li.hit .match-meaning").count()
     assert labelled == page.locator("ol.hits li.hit").count() - int(summary.split()[0])
-    _shot(page, "search-words-count")
+    shot(page, "search-words-count")
 
     # a role filter runs the fusion path, whose vector half finds murder appeals without the word: labelled
     page.goto("/?q=homicide&role=analysis&mode=filter")
@@ -139,7 +98,7 @@ def test_a_phrase_with_no_match_says_no_judgment_matches(page) -> None:
     assert page.locator("#summary").inner_text().startswith("2 judgments match the words; showing the best")
     label = page.locator("ol.hits li.hit .match-meaning")
     assert label.count() >= 1 and label.first.inner_text() == "matched by meaning only"
-    _shot(page, "search-meaning-only")
+    shot(page, "search-meaning-only")
 
 
 def test_open_a_judgment_and_filter_roles(page) -> None:
@@ -157,14 +116,14 @@ def test_open_a_judgment_and_filter_roles(page) -> None:
     role = toggles.first.get_attribute("value")
     shown_of_role = page.locator(f"#text .sentence.role-{role}").count()
     assert shown_of_role > 0
-    _shot(page, "judgment")
+    shot(page, "judgment")
     toggles.first.uncheck()
     assert page.locator(f"#text .sentence.role-{role}").first.is_hidden()
     visible = page.locator("#text .sentence:visible").count()
     assert visible == total - shown_of_role
     assert page.get_by_role("heading", name="Cited by").is_visible()
     assert page.get_by_role("heading", name="Summary").is_visible()
-    _shot(page, "judgment-role-hidden")
+    shot(page, "judgment-role-hidden")
 
 
 def test_explore_charts_filter_the_search(page) -> None:
@@ -174,7 +133,7 @@ def test_explore_charts_filter_the_search(page) -> None:
     assert page.locator("#chart-courts .bars li").count() >= 1
     assert page.locator("#chart-roles .bars li").count() >= 3
     assert page.locator("#chart-roles .bars a").count() == 0  # roles need words to search with
-    _shot(page, "explore")
+    shot(page, "explore")
     court_bar = page.locator("#chart-courts .bars a").first
     court = court_bar.locator(".bar-label").inner_text()
     court_bar.click()
@@ -193,7 +152,7 @@ def test_explore_charts_filter_the_search(page) -> None:
         page.get_by_role("link", name="CSV of the top results").click()
     csv_text = Path(download.value.path()).read_text()
     assert csv_text.startswith("rank,judgment_id,title")
-    _shot(page, "explore-query")
+    shot(page, "explore-query")
 
 
 def test_keyboard_reaches_the_search_box_and_results(page) -> None:
@@ -252,7 +211,7 @@ def test_with_a_key_a_browser_signs_in_once(browser, ratio_client) -> None:
         cookie = next(c for c in context.cookies() if c["name"] == "ratio_session")
         assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
         assert page.evaluate("() => document.cookie") == "", "HttpOnly: scripts cannot read the session"
-        _shot(page, "search-signed-in")
+        shot(page, "search-signed-in")
     finally:
         context.close()
         server.should_exit = True
@@ -268,7 +227,7 @@ def test_api_docs_render_offline(page, live_server: str) -> None:
     page.locator(".opblock").first.wait_for(timeout=30_000)
     assert page.locator(".opblock").count() >= 5
     assert origins == {urlparse(live_server).netloc}
-    _shot(page, "api-docs")
+    shot(page, "api-docs")
 
 
 def test_provision_page_shows_its_title_and_citing_judgments(page) -> None:
@@ -276,4 +235,4 @@ def test_provision_page_shows_its_title_and_citing_judgments(page) -> None:
     heading = page.locator("h1").inner_text()
     assert heading == "Criminal breach of trust by public servant, or by banker, merchant or agent"
     assert page.locator(".cited-by h2").inner_text().startswith("Judgments citing it")
-    _shot(page, "provision")
+    shot(page, "provision")
