@@ -72,7 +72,7 @@ def test_unknown_labels_and_broken_tables_are_refused():
         roles.to_canonical("law-ai", "Arguments")
     with pytest.raises(RoleMappingError, match="unknown canonical role"):
         roles.to_source("law-ai", "holding")
-    table = json.loads((Path(__file__).resolve().parents[2] / "legal/roles.json").read_text())
+    table = json.loads((Path(__file__).resolve().parents[3] / "legal/roles.json").read_text())
     table["sources"]["law-ai"]["labels"]["Facts"]["covers"] = ["facts", "statute"]
     with pytest.raises(RoleMappingError, match="several coarse groups"):
         parse_role_set(table)
@@ -97,7 +97,7 @@ def test_labels_groups_and_named_sets_come_from_the_one_table():
 
 
 def test_a_named_set_with_an_unknown_role_is_refused():
-    table = json.loads((Path(__file__).resolve().parents[2] / "legal/roles.json").read_text())
+    table = json.loads((Path(__file__).resolve().parents[3] / "legal/roles.json").read_text())
     table["sets"]["issue_framing"]["roles"].append("holding")
     with pytest.raises(RoleMappingError, match="unknown roles"):
         parse_role_set(table)

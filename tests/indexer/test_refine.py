@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 from backends.llm import LLMError, Message
 from indexer.document import Summary
 from indexer.loaders import load
 from indexer.refine import refine_summary, unsupported
+from tests.conftest import REPO
 
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments" / "C7.txt"
+SAMPLE = REPO / "samples" / "aila-2019" / "judgments" / "C7.txt"
 
 
 def _judgment():

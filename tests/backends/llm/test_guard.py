@@ -20,6 +20,7 @@ from backends.llm.guard import (
     untrusted,
     without,
 )
+from tests.conftest import REPO
 
 # The chat-template tokens of the families the guard knows, as written and as an attacker would disguise them.
 TOKENS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|begin_of_text|>", "<|start_header_id|>", "<|eot_id|>",
@@ -30,7 +31,7 @@ TOKENS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|begin_of_text|>", "<
 HOSTILE = st.lists(st.sampled_from([*"<|>/[]sS_imtar \n.\u200b\u202e\uff1c\uff5c\uff1e", "<|im_start|>", "9f2c"]),
                    max_size=60).map("".join)
 PROMPTS = [(package, path.stem) for package in ("search", "indexer")
-           for path in sorted((Path(__file__).resolve().parents[2] / package / "prompts").glob("*.txt"))]
+           for path in sorted((REPO / package / "prompts").glob("*.txt"))]
 
 
 def test_special_tokens_are_stripped_however_they_are_disguised() -> None:

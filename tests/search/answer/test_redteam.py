@@ -27,7 +27,7 @@ from search.records import ChunkHit
 CASES: list[dict[str, Any]] = yaml.safe_load((Path(__file__).parent / "redteam" / "cases.yaml").read_text("utf-8"))
 MODEL_CASES = [c for c in CASES if c["model"]]
 
-from test_tasks import RECORD  # noqa: E402  (the same dowry-death hit the task tests explain)
+from tests.search.test_llm_tasks import RECORD  # noqa: E402  (the same dowry-death hit the task tests explain)
 
 QUERY = "dowry death soon before death"
 QUESTION = "What must be shown about cruelty soon before a dowry death?"

@@ -24,8 +24,9 @@ import mappings
 from backends.opensearch import IndexLayout, create_indices
 from ratio.cli import cli
 from ratio.dashboards import VISUALISATIONS, saved_objects, to_ndjson
+from tests.conftest import REPO
 
-NDJSON = Path(__file__).resolve().parents[1] / "docker" / "dashboards" / "ratio.ndjson"
+NDJSON = REPO / "docker" / "dashboards" / "ratio.ndjson"
 AGGREGATABLE = {"keyword", "date", "date_nanos", "boolean", "ip", "long", "integer", "short", "byte", "double",
                 "float", "half_float", "scaled_float", "unsigned_long"}
 JSON_STRINGS = ("visState", "uiStateJSON", "panelsJSON", "optionsJSON")

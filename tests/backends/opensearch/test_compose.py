@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
 
 from backends.opensearch.install import Manifest
+from tests.conftest import REPO
 
-COMPOSE = Path(__file__).resolve().parents[1] / "docker" / "compose.yml"
+COMPOSE = REPO / "docker" / "compose.yml"
 
 
 def test_compose_pins_the_local_version_and_runs_three_nodes() -> None:

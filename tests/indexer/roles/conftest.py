@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 LAW_AI = SHARED / "data" / "law-ai-rhetorical-roles"
 OPENNYAI = SHARED / "data" / "opennyai-rhetorical-roles"
 
