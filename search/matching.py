@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from backends.encoders import DEFAULT_ENCODER, STATIC_ENCODER
 from search.builders import text_query
 from search.document_query import FULLTEXT_FIELDS
 from search.ranking.bodies import IDS_ONLY
@@ -50,8 +51,8 @@ Body = dict[str, Any]
 # none of the query's words to be shown (chosen on the sample corpus's gibberish and absent-topic queries and
 # checked on the tuning queries: docs/evaluation.md#match-semantics).
 MEANING_FLOORS: Mapping[str, float] = {
-    "sentence-transformers/all-MiniLM-L6-v2": 0.42,
-    "ratio/all-MiniLM-L6-v2-static256": 0.60,
+    DEFAULT_ENCODER: 0.42,
+    STATIC_ENCODER: 0.60,
 }
 DEFAULT_MEANING_FLOOR = 0.60  # an encoder nobody measured: strict, so meaning alone rarely brings a hit
 
