@@ -148,10 +148,13 @@ def _titles(client: OpenSearch, judgments_alias: str, ids: list[str]) -> dict[st
 def graph_cited_by(client: OpenSearch, judgments_alias: str, judgment_id: str, graph: CitationGraph,
                    limit: int = CITED_BY_LIMIT) -> list[CitingJudgment]:
     """The judgments the citation graph says cite this one, newest first (the first ``limit``)."""
-    found = _titles(client, judgments_alias, list(graph.cited_by.get(judgment_id, ())))
-    rows = [CitingJudgment(jid, src.get("title"), src.get("decision_date")) for jid, src in found.items()]
-    dated = sorted((r for r in rows if r.decision_date), key=lambda r: r.decision_date or "", reverse=True)
-    return (dated + [r for r in rows if not r.decision_date])[:limit]
+    citers = list(graph.cited_by.get(judgment_id, ()))
+    if not citers:
+        return []
+    body = {"size": limit, "query": {"ids": {"values": citers}}, "_source": ["title", "decision_date"],
+            "sort": [{"decision_date": {"order": "desc", "missing": "_last"}}, {"judgment_id": "asc"}]}
+    hits = client.search(index=judgments_alias, body=body)["hits"]["hits"]
+    return [CitingJudgment(h["_id"], h["_source"].get("title"), h["_source"].get("decision_date")) for h in hits]
 
 
 def judgment_view(client: OpenSearch, aliases: dict[str, str], judgment_id: str,
