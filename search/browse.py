@@ -6,9 +6,10 @@ of its sentences, so :func:`judgment_view` reads the chunks in order and cuts th
 judgment document small and the view exactly what the index holds.
 
 Citations are stored as the extractor's canonical strings: reporter citations (``(2017) 10 SCC 1``) and
-party names (``A v. B``). A cited judgment is linked when the corpus holds a judgment carrying that
-citation, or one whose title reads as the same case name; "cited by" is the reverse lookup over the
-``cited_judgments`` keyword field with the judgment's own citations and the canonical form of its title.
+party names (``A v. B``). "Cites" and "cited by" both come from the corpus's citation graph
+(:mod:`search.citation_graph`, one resolution), so a judgment listed as cited always lists its citer; the
+cited cases are grouped with their parallel citations, and the citations in the text are linked, by
+:mod:`search.judgment_text`, which also cuts the text into its numbered paragraphs.
 
 :func:`explore` aggregates over chunks (they carry year, court, role, judges and the citations), counting
 distinct judgments per bucket, optionally restricted by a request's lexical query and filters; it is what
@@ -24,13 +25,16 @@ from typing import Any
 
 from opensearchpy import NotFoundError, OpenSearch
 
-from legal.citations import canonical_case_name
+from legal.citations import extract_citations
 from search.builders import bm25_query
+from search.citation_graph import CitationGraph, load_graph
 from search.citecheck_lookup import lookup_case_names, lookup_provisions, lookup_reporters
+from search.judgment_text import CitedCaseLink, ParagraphView, TextLink, cited_case_links, paragraph_views, text_links
 from search.records import JUDGMENT_FIELDS, StoredJudgment
 from search.request import SearchRequest
 
-__all__ = ["CitationLink", "ExploreView", "JudgmentView", "SentenceView", "explore", "judgment_view"]
+__all__ = ["CitationLink", "CitedCaseLink", "ExploreView", "JudgmentView", "ParagraphView", "SentenceView", "TextLink",
+           "explore", "judgment_view"]
 
 MAX_CHUNKS = 2_000  # a judgment of ~60k sentences; beyond it the view is cut and says so
 CITED_BY_LIMIT = 200
@@ -84,6 +88,9 @@ class JudgmentView:
     cited_by: tuple[CitingJudgment, ...]
     text_length: int
     truncated: bool = False
+    paragraphs: tuple[ParagraphView, ...] = ()
+    cited_cases: tuple[CitedCaseLink, ...] = ()  # cites_judgments grouped by case (parallel citations together)
+    text_links: tuple[TextLink, ...] = ()  # citations in the text that name a corpus judgment or provision
 
 
 def _sentences(client: OpenSearch, chunks_alias: str, judgment_id: str, text: str) -> tuple[list[SentenceView], bool]:
@@ -130,43 +137,59 @@ def resolve_provisions(client: OpenSearch, provisions_alias: str,
             if v.status == "found" and v.matches and v.matches[0].provision_id}
 
 
-def cited_by(client: OpenSearch, judgments_alias: str, judgment_id: str, citations: list[str],
-             title: str | None, limit: int = CITED_BY_LIMIT) -> list[CitingJudgment]:
-    """Judgments in the corpus whose extracted citations name this one (by citation or case name)."""
-    keys = list(citations)
-    name = canonical_case_name(title)
-    if name:
-        keys.append(name)
-    if not keys:
+def _titles(client: OpenSearch, judgments_alias: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Title and date of each of ``ids`` that the corpus holds (one request)."""
+    if not ids:
+        return {}
+    docs = client.mget(index=judgments_alias, body={"ids": ids}, params={"_source_includes": "title,decision_date"})
+    return {d["_id"]: d.get("_source") or {} for d in docs["docs"] if d.get("found")}
+
+
+def graph_cited_by(client: OpenSearch, judgments_alias: str, judgment_id: str, graph: CitationGraph,
+                   limit: int = CITED_BY_LIMIT) -> list[CitingJudgment]:
+    """The judgments the citation graph says cite this one, newest first (the first ``limit``)."""
+    citers = list(graph.cited_by.get(judgment_id, ()))
+    if not citers:
         return []
-    body = {"size": limit, "query": {"bool": {"filter": [{"terms": {"cited_judgments": keys}}],
-                                              "must_not": [{"ids": {"values": [judgment_id]}}]}},
-            "sort": [{"decision_date": {"order": "desc", "missing": "_last"}}],
-            "_source": ["title", "decision_date"]}
+    body = {"size": limit, "query": {"ids": {"values": citers}}, "_source": ["title", "decision_date"],
+            "sort": [{"decision_date": {"order": "desc", "missing": "_last"}}, {"judgment_id": "asc"}]}
     hits = client.search(index=judgments_alias, body=body)["hits"]["hits"]
     return [CitingJudgment(h["_id"], h["_source"].get("title"), h["_source"].get("decision_date")) for h in hits]
 
 
-def judgment_view(client: OpenSearch, aliases: dict[str, str], judgment_id: str) -> JudgmentView | None:
-    """The judgment page's data, or None when the corpus has no judgment with this id."""
+def judgment_view(client: OpenSearch, aliases: dict[str, str], judgment_id: str,
+                  graph: CitationGraph | None = None) -> JudgmentView | None:
+    """The judgment page's data, or None when the corpus has no judgment with this id. ``graph`` is the
+    corpus's citation graph (read now, one scroll, when not given: pass a kept one, see
+    :class:`search.citation_graph.GraphCache`)."""
     try:
         source = client.get(index=aliases["judgments"], id=judgment_id,
                             params={"_source_includes": ",".join(JUDGMENT_FIELDS)})["_source"]
     except NotFoundError:
         return None
     stored = StoredJudgment.from_source(source, judgment_id)
+    graph = graph if graph is not None else load_graph(client, aliases["judgments"])
     sentences, truncated = _sentences(client, aliases["chunks"], judgment_id, stored.text)
-    judgments = resolve_judgments(client, aliases["judgments"], list(stored.cited_judgments))
     provisions = resolve_provisions(client, aliases["provisions"], list(stored.cited_provisions))
+    found = extract_citations(stored.text)
+
+    def titles(ids):
+        return {jid: src.get("title") for jid, src in _titles(client, aliases["judgments"], sorted(ids)).items()}
+
+    cases = cited_case_links(stored.text, found, stored.cited_judgments, graph, judgment_id, titles)
+    by_string = {name: (case.target_id, case.target_title) for case in cases for name in case.citations}
     return JudgmentView(
         judgment_id=judgment_id, title=stored.title, court=stored.court, decision_date=stored.date_text,
         judges=stored.judges, case_number=stored.case_number, citations=stored.citations,
         summary=dict(stored.summary), sentences=tuple(sentences),
         role_counts=dict(Counter(s.role for s in sentences).most_common()),
-        cites_judgments=tuple(CitationLink(c, *judgments.get(c, (None, None))) for c in stored.cited_judgments),
+        cites_judgments=tuple(CitationLink(c, *by_string.get(c, (None, None))) for c in stored.cited_judgments),
         cites_provisions=tuple(CitationLink(c, *provisions.get(c, (None, None))) for c in stored.cited_provisions),
-        cited_by=tuple(cited_by(client, aliases["judgments"], judgment_id, list(stored.citations), stored.title)),
-        text_length=len(stored.text), truncated=truncated)
+        cited_by=tuple(graph_cited_by(client, aliases["judgments"], judgment_id, graph)),
+        text_length=len(stored.text), truncated=truncated,
+        paragraphs=paragraph_views(stored.text, [(s.number, s.start, s.end) for s in sentences]),
+        cited_cases=cases,
+        text_links=text_links(stored.text, found, graph, judgment_id, {c: t for c, (t, _) in provisions.items()}))
 
 
 # ---------------------------------------------------------------- explore

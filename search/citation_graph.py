@@ -2,14 +2,25 @@
 
 A judgment's ``cited_judgments`` are normalised strings (``(1995) 6 SCC 315``, ``Kesavananda Bharati v. State
 of Kerala``). A string names a corpus judgment when exactly one judgment carries it as its own reporter
-citation (``citations``), or, for a case name, when exactly one judgment's title reads as that case name;
-anything ambiguous stays unresolved rather than linked to a guess. :func:`build_graph` is a pure function of
-the corpus's metadata, so "cites" and "cited by" come from the same resolution and always agree;
-:func:`load_graph` reads the metadata with one scroll.
+citation (``citations``), or, for a case name, when exactly one judgment's title names the same parties;
+anything ambiguous stays unresolved rather than linked to a guess. Each of a judgment's own parallel
+citations (``AIR 1973 SC 1461``, ``(1973) 4 SCC 225``) resolves to it, so one case is one node however it is
+cited.
+
+Case names are compared by their parties' words (:func:`search.party_names.party_tokens`: case, dots,
+``and Others``, ``The`` and common abbreviations do not matter), the rule the citation check calls an exact
+fit: ``State of U.P. v. Anil Singh`` in a citing judgment names the judgment titled ``State Of U.P. v Anil
+Singh``. A name whose words are all generic (``Ram v. State``) names nothing.
+
+:func:`build_graph` is a pure function of the corpus's metadata, so "cites" and "cited by" come from the same
+resolution and always agree; :func:`load_graph` reads the metadata with one scroll, and :class:`GraphCache`
+keeps a graph for the pages, read again when the corpus changes.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -17,8 +28,22 @@ from dataclasses import dataclass, field
 from opensearchpy import OpenSearch, helpers
 
 from legal.citations import canonical_case_name
+from search.party_names import load_party_rules, party_tokens, split_case_name
 
-__all__ = ["CitationGraph", "GraphEntry", "build_graph", "load_graph"]
+__all__ = ["CitationGraph", "GraphCache", "GraphEntry", "build_graph", "citation_key", "load_graph"]
+
+
+def citation_key(citation: str) -> str | None:
+    """What resolution compares: a reporter citation as it is; a case name as its parties' words, in order
+    (``case:anil singh v pradesh state uttar``); None for a case name with no word that is not generic."""
+    sides = split_case_name(citation)
+    if sides is None:
+        return citation
+    rules = load_party_rules()
+    left, right = (party_tokens(side, rules) for side in sides)
+    if not left or not right or not (left | right) - rules.generic:
+        return None
+    return f"case:{' '.join(sorted(left))} v {' '.join(sorted(right))}"
 
 
 @dataclass(frozen=True)
@@ -33,7 +58,8 @@ class GraphEntry:
 
 @dataclass(frozen=True)
 class CitationGraph:
-    """Resolved edges both ways, and each resolved string's target (for linking a citation in the text)."""
+    """Resolved edges both ways, and each resolved key's target (:func:`citation_key`; for linking a citation
+    in the text, use :meth:`target`)."""
 
     cites: Mapping[str, tuple[str, ...]]
     cited_by: Mapping[str, tuple[str, ...]]
@@ -42,22 +68,27 @@ class CitationGraph:
     def cited_by_count(self, judgment_id: str) -> int:
         return len(self.cited_by.get(judgment_id, ()))
 
+    def target(self, citation: str) -> str | None:
+        """The corpus judgment a canonical citation names, or None (unknown, ambiguous or too generic)."""
+        key = citation_key(citation)
+        return self.targets.get(key) if key else None
+
 
 def build_graph(entries: Iterable[GraphEntry]) -> CitationGraph:
     """Resolve every entry's cited strings against every entry's own citations and case name."""
     entries = list(entries)
     names: dict[str, set[str]] = defaultdict(set)
     for entry in entries:
-        for citation in entry.citations:
-            names[citation].add(entry.judgment_id)
         name = canonical_case_name(entry.title)
-        if name:
-            names[name].add(entry.judgment_id)
+        for citation in (*entry.citations, *((name,) if name else ())):
+            if key := citation_key(citation):
+                names[key].add(entry.judgment_id)
     targets = {key: next(iter(ids)) for key, ids in names.items() if len(ids) == 1}
     cites: dict[str, tuple[str, ...]] = {}
     cited_by: dict[str, list[str]] = defaultdict(list)
     for entry in entries:
-        found = tuple(dict.fromkeys(t for c in entry.cited if (t := targets.get(c)) and t != entry.judgment_id))
+        keys = (citation_key(c) for c in entry.cited)
+        found = tuple(dict.fromkeys(t for k in keys if k and (t := targets.get(k)) and t != entry.judgment_id))
         if found:
             cites[entry.judgment_id] = found
             for target in found:
@@ -71,3 +102,25 @@ def load_graph(client: OpenSearch, judgments: str) -> CitationGraph:
                         _source_includes=["judgment_id", "title", "citations", "cited_judgments"])
     return build_graph(GraphEntry(h["_id"], h["_source"].get("title"), tuple(h["_source"].get("citations") or ()),
                                   tuple(h["_source"].get("cited_judgments") or ())) for h in hits)
+
+
+class GraphCache:
+    """The graph of one ``judgments`` alias, kept between page views and read again when the alias's
+    document count changes or the graph is older than ``max_age`` seconds (a re-indexed judgment keeps the
+    count). Thread-safe: pages are served from a thread pool."""
+
+    def __init__(self, client: OpenSearch, judgments: str, max_age: float = 300.0) -> None:
+        self.client, self.judgments, self.max_age = client, judgments, max_age
+        self._lock = threading.Lock()
+        self._graph: CitationGraph | None = None
+        self._count = -1
+        self._loaded = 0.0
+
+    def graph(self) -> CitationGraph:
+        count = int(self.client.count(index=self.judgments)["count"])
+        with self._lock:
+            fresh = time.monotonic() - self._loaded < self.max_age
+            if self._graph is None or count != self._count or not fresh:
+                self._graph = load_graph(self.client, self.judgments)
+                self._count, self._loaded = count, time.monotonic()
+            return self._graph

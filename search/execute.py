@@ -71,12 +71,13 @@ class Passage:
     char_start: int
     char_end: int
     highlights: tuple[str, ...] = ()  # sentences with the matched words in <mark>, HTML-escaped
+    sentence_start: int | None = None  # the number of its first sentence: the judgment page's anchor ``s{n}``
 
     @classmethod
     def from_chunk(cls, chunk: ChunkHit, highlights: tuple[str, ...] = ()) -> Passage:
         source = chunk.source
         return cls(chunk.chunk_id, source["role"], chunk.score, source["text"], source["char_start"],
-                   source["char_end"], highlights)
+                   source["char_end"], highlights, chunk.sentence_start)
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,13 @@ class ChunkHit:
     def char_end(self) -> int:
         return int(self.source.get("char_end") or 0)
 
+    @property
+    def sentence_start(self) -> int | None:
+        """The number of the chunk's first sentence in its judgment (the page's ``s{n}`` anchor); None when
+        the source was read without it."""
+        value = self.source.get("sentence_start")
+        return int(value) if value is not None else None
+
 
 @dataclass(frozen=True)
 class JudgmentChunks:

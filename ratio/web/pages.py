@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from legal.roles import load_role_set
 from ratio.web.offload import DeadlineExceededError, with_deadline
+from ratio.web.passages import highlight_words, hl_pattern, passage_link, sentences_html
 from ratio.web.schemas import SearchParams
 from ratio.web.service import Service
 from search.errors import QueryError
@@ -107,8 +108,12 @@ async def search_page(request: Request) -> HTMLResponse:
                                   _add_filter(params, clause.format(b["key"] if name != "year" else int(b["key"]))))
                                  for b in page.facets.get(name, [])[:10]]
     more_like = {hit.judgment_id: _with(SearchParams(), q=_more_like_query(hit)) for hit in page.hits} if page else {}
+    passage_links = {hit.judgment_id: [passage_link(hit.judgment_id, p.sentence_start,
+                                                    highlight_words(p.highlights, _plain_words(params.q)))
+                                       for p in hit.passages] for hit in page.hits} if page else {}
     return _render(request, "search.html", {
         "params": params, "page": page, "error": error, "facet_links": facet_links, "more_like": more_like,
+        "passage_links": passage_links,
         "matched_by": "words" if _has_words(params.q) else "filters", "filters_said": _filters_said(params),
         "next_url": _with(params, cursor=page.next_cursor) if page and page.next_cursor else None,
         "export_url": "/api/v1/export.csv" + _with(params) if page else None,
@@ -124,6 +129,14 @@ def _filters_said(params: SearchParams) -> list[str]:
     return said + [f"role {r.replace('_', ' ')}" for r in params.role]
 
 
+def _plain_words(query: str) -> str:
+    """The query's words without its syntax (fields, operators), to mark when a passage has no highlights."""
+    try:
+        return SearchRequest.from_query(query, classify=False).semantic_text or "" if query.strip() else ""
+    except QueryError:
+        return ""
+
+
 def _more_like_query(hit: Any) -> str:
     """A plain-words query from the judgment's best passage: "more like this" without a separate endpoint."""
     words = " ".join(hit.passages[0].text.split()[:60])
@@ -131,13 +144,21 @@ def _more_like_query(hit: Any) -> str:
 
 
 @router.get("/judgments/{judgment_id}", response_class=HTMLResponse)
-def judgment_page(request: Request, judgment_id: str) -> HTMLResponse:
+def judgment_page(request: Request, judgment_id: str,
+                  hl: Annotated[str, Query(max_length=MAX_CHARS, description="Words to mark in the text.")] = ""
+                  ) -> HTMLResponse:
+    """A judgment in its paragraphs; ``hl`` words are marked, and a fragment ``#s{n}`` (a hit's passage) or
+    ``#para-{n}`` (a pinpoint citation) is highlighted by the page's CSS."""
     view = _service(request).judgment(judgment_id) if len(judgment_id) <= 512 else None
     if view is None:
         return _not_found(request, "judgment", judgment_id)
     present = [r for r in ROLES if r["name"] in view.role_counts]
     more_like = _with(SearchParams(), q=" ".join((view.summary.get("facts") or view.title or "").split()[:60]))
-    return _render(request, "judgment.html", {"view": view, "present_roles": present, "more_like": more_like})
+    by_number = {s.number: s for s in view.sentences}
+    rendered = sentences_html([(s.number, s.start, s.text) for s in view.sentences], view.text_links,
+                              hl_pattern(hl))
+    return _render(request, "judgment.html", {"view": view, "present_roles": present, "more_like": more_like,
+                                              "sentence": by_number, "rendered": rendered, "hl": hl})
 
 
 @router.get("/explore", response_class=HTMLResponse)

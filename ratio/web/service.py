@@ -12,7 +12,7 @@ import csv
 import hashlib
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from opensearchpy.exceptions import NotFoundError, OpenSearchException
@@ -21,6 +21,7 @@ from legal.statutes import display_label, label_provision
 from ratio.client import Client
 from ratio.web.schemas import SearchPage, SearchParams
 from search.browse import ExploreView, JudgmentView, explore, judgment_view
+from search.citation_graph import GraphCache
 from search.errors import BadValueError
 from search.execute import SearchResult
 from search.explain import Explanation
@@ -87,6 +88,7 @@ class Service:
     """The operations behind the API and the pages, over one :class:`ratio.Client`."""
 
     client: Client
+    _graphs: GraphCache | None = field(default=None, init=False, repr=False)
 
     def search(self, params: SearchParams) -> SearchPage:
         page = decode_cursor(params)
@@ -100,7 +102,9 @@ class Service:
         return to_page(params.q, result, page, encode_cursor(params, page + 1) if more else None, notes)
 
     def judgment(self, judgment_id: str) -> JudgmentView | None:
-        return judgment_view(self.client.client, self.client.aliases, judgment_id)
+        if self._graphs is None:  # the citation graph, kept between pages ("cites" and "cited by" read it)
+            self._graphs = GraphCache(self.client.client, self.client.aliases["judgments"])
+        return judgment_view(self.client.client, self.client.aliases, judgment_id, self._graphs.graph())
 
     def judgment_exists(self, judgment_id: str) -> bool:
         return bool(self.client.client.exists(index=self.client.aliases["judgments"], id=judgment_id))
