@@ -64,44 +64,57 @@ class CitationGraph:
     cites: Mapping[str, tuple[str, ...]]
     cited_by: Mapping[str, tuple[str, ...]]
     targets: Mapping[str, str] = field(default_factory=dict)
+    by_parties: bool = True  # how case names were resolved (see build_graph)
 
     def cited_by_count(self, judgment_id: str) -> int:
         return len(self.cited_by.get(judgment_id, ()))
 
     def target(self, citation: str) -> str | None:
         """The corpus judgment a canonical citation names, or None (unknown, ambiguous or too generic)."""
-        key = citation_key(citation)
+        key = citation_key(citation) if self.by_parties else exact_key(citation)
         return self.targets.get(key) if key else None
 
 
-def build_graph(entries: Iterable[GraphEntry]) -> CitationGraph:
-    """Resolve every entry's cited strings against every entry's own citations and case name."""
+def exact_key(citation: str) -> str:
+    """The resolution the shipped ranker was trained with: a string names a judgment only as written."""
+    return citation
+
+
+def build_graph(entries: Iterable[GraphEntry], *, by_parties: bool = True) -> CitationGraph:
+    """Resolve every entry's cited strings against every entry's own citations and case name.
+
+    ``by_parties=False`` keeps the exact-string resolution the learned ranker's graph features and mined
+    training labels were built with (the model in ``search/ranking/model`` expects it; on AILA the party-word
+    resolution finds 1,459 edges where the exact one finds 752, so switching means retraining)."""
+    citation_key_of = citation_key if by_parties else exact_key
     entries = list(entries)
     names: dict[str, set[str]] = defaultdict(set)
     for entry in entries:
         name = canonical_case_name(entry.title)
         for citation in (*entry.citations, *((name,) if name else ())):
-            if key := citation_key(citation):
+            if key := citation_key_of(citation):
                 names[key].add(entry.judgment_id)
     targets = {key: next(iter(ids)) for key, ids in names.items() if len(ids) == 1}
     cites: dict[str, tuple[str, ...]] = {}
     cited_by: dict[str, list[str]] = defaultdict(list)
     for entry in entries:
-        keys = (citation_key(c) for c in entry.cited)
+        keys = (citation_key_of(c) for c in entry.cited)
         found = tuple(dict.fromkeys(t for k in keys if k and (t := targets.get(k)) and t != entry.judgment_id))
         if found:
             cites[entry.judgment_id] = found
             for target in found:
                 cited_by[target].append(entry.judgment_id)
-    return CitationGraph(cites, {k: tuple(v) for k, v in cited_by.items()}, targets)
+    return CitationGraph(cites, {k: tuple(v) for k, v in cited_by.items()}, targets, by_parties)
 
 
-def load_graph(client: OpenSearch, judgments: str) -> CitationGraph:
-    """The graph of the corpus behind the ``judgments`` alias (one scroll over its metadata)."""
+def load_graph(client: OpenSearch, judgments: str, *, by_parties: bool = True) -> CitationGraph:
+    """The graph of the corpus behind the ``judgments`` alias (one scroll over its metadata); ``by_parties`` as
+    in :func:`build_graph`."""
     hits = helpers.scan(client, index=judgments, query={"query": {"match_all": {}}}, size=1000,
                         _source_includes=["judgment_id", "title", "citations", "cited_judgments"])
-    return build_graph(GraphEntry(h["_id"], h["_source"].get("title"), tuple(h["_source"].get("citations") or ()),
-                                  tuple(h["_source"].get("cited_judgments") or ())) for h in hits)
+    entries = [GraphEntry(h["_id"], h["_source"].get("title"), tuple(h["_source"].get("citations") or ()),
+                          tuple(h["_source"].get("cited_judgments") or ())) for h in hits]
+    return build_graph(entries, by_parties=by_parties)
 
 
 class GraphCache:

@@ -212,9 +212,10 @@ class Features:
 
     @property
     def graph(self) -> CitationGraph:
-        """The corpus's citation graph, read on first use (one scroll) and kept."""
+        """The corpus's citation graph, read on first use (one scroll) and kept; resolved exactly, as the shipped
+        model was trained (:func:`search.citation_graph.build_graph`)."""
         if self._graph is None:
-            self._graph = load_graph(self.client, self.aliases["judgments"])
+            self._graph = load_graph(self.client, self.aliases["judgments"], by_parties=False)
         return self._graph
 
     # ------------------------------------------------------------------ candidates

@@ -55,7 +55,7 @@ def build_dataset(client: OpenSearch, corpora: Sequence[CorpusSpec], *, mined_pe
     guard = Guard(guarded)
     dataset = Dataset()
     for corpus in corpora:
-        graph = load_graph(client, corpus.aliases["judgments"])
+        graph = load_graph(client, corpus.aliases["judgments"], by_parties=False)  # as Features.graph
         mined = mine_queries(client, dict(corpus.aliases), graph, corpus.prefix, count=mined_per_style, seed=seed,
                              guard=guard) if mined_per_style > 0 else []
         ranker = Ranker(client, corpus.aliases, None, graph=graph)  # features only: no model needed

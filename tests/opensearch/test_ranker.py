@@ -53,7 +53,7 @@ def real_corpus(client: OpenSearch, shared_data: Path, static_encoder, tmp_path_
 
 
 def test_mined_queries_hide_the_citation_they_are_labelled_with(client: OpenSearch, real_corpus) -> None:
-    graph = load_graph(client, real_corpus["judgments"])
+    graph = load_graph(client, real_corpus["judgments"], by_parties=False)  # as training builds it
     assert graph.cites.get(CITING) == (CITED,)
     mined = mine_queries(client, real_corpus, graph, "t", count=1, min_facts_words=20)
     document = next(q for q in mined if q.source == "mined-document")

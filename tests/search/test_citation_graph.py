@@ -28,3 +28,13 @@ def test_a_citation_two_judgments_carry_stays_unresolved() -> None:
 def test_a_judgment_never_cites_itself() -> None:
     graph = build_graph([GraphEntry("A", None, ("(1995) 6 SCC 315",), ("(1995) 6 SCC 315",))])
     assert graph.cites == {}
+
+
+def test_the_ranker_s_exact_resolution_keeps_case_names_as_written() -> None:
+    """The shipped ranker was trained on exact strings: a differently written case name resolves only in the
+    pages' party-word graph, never in the ranker's (switching needs a retrained model)."""
+    entries = [GraphEntry("A", "State Of U.P. v Anil Singh"),
+               GraphEntry("B", None, (), ("State of U.P. v. Anil Singh",))]
+    assert build_graph(entries).cites == {"B": ("A",)}
+    exact = build_graph(entries, by_parties=False)
+    assert exact.cites == {} and exact.target("State of U.P. v. Anil Singh") is None
