@@ -15,21 +15,20 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from opensearchpy.exceptions import NotFoundError, OpenSearchException
+from opensearchpy.exceptions import NotFoundError
 
 from legal.statutes import display_label, label_provision
-from ratio.client import Client
+from ratio.client import Client, window_notes
 from ratio.web.schemas import SearchPage, SearchParams
-from search.browse import ExploreView, JudgmentView, explore, judgment_view
+from search.browse import ExploreView, JudgmentView, judgment_view
 from search.citation_graph import GraphCache
 from search.errors import BadValueError
 from search.execute import SearchResult
 from search.explain import Explanation
-from search.provisions import CitingJudgments, ProvisionHit, citing_judgments, find_provisions
+from search.provisions import CitingJudgments, ProvisionHit, citing_judgments
 from search.request import SearchRequest
 
 EXPORT_LIMIT = 1_000
-REQUIRED_INDICES = ("judgments", "chunks", "provisions")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = ("rank", "judgment_id", "title", "court", "decision_date", "judges", "score", "best_role",
                "best_passage", "link")
@@ -94,11 +93,7 @@ class Service:
         page = decode_cursor(params)
         request = build_request(params, page)
         result = self.client.searcher.search(request)
-        more = result.judgments_found > page * params.size and (page + 1) * params.size <= params.candidates
-        notes = []
-        if result.judgments_found > page * params.size and not more:
-            notes.append(f"the ranked window of {params.candidates} chunks ends here: raise candidates (up to "
-                         "the API's limit) or narrow the query to see more")
+        more, notes = window_notes(result, page, params.size, params.candidates)
         return to_page(params.q, result, page, encode_cursor(params, page + 1) if more else None, notes)
 
     def judgment(self, judgment_id: str) -> JudgmentView | None:
@@ -136,17 +131,13 @@ class Service:
         return citing_judgments(self.client.client, self.client.aliases["judgments"], keys, size)
 
     def explore(self, params: SearchParams) -> ExploreView:
-        request = build_request(params, facets=False) if params.q.strip() or _has_filters(params) else None
-        return explore(self.client.client, self.client.aliases["chunks"], request)
+        return self.client.explore(params.q, params.options())
 
     def explain(self, query: str, judgment_id: str) -> Explanation:
         return self.client.explain(query, judgment_id)
 
     def provisions(self, query: str, size: int) -> list[ProvisionHit]:
-        request = SearchRequest.from_query(query, classify=False)
-        text = request.semantic_text or query
-        return list(find_provisions(self.client.client, self.client.aliases["provisions"], self.client.encoder,
-                                    [text], size=size))
+        return self.client.provisions(query, size)
 
     def export_csv(self, params: SearchParams, limit: int) -> str:
         """The ranked judgments of a search as CSV, up to ``limit`` rows (pages of 100 inside one window)."""
@@ -174,29 +165,7 @@ class Service:
         return out.getvalue()
 
     def health(self) -> dict[str, Any]:
-        try:
-            health = self.client.client.cluster.health()
-            version = self.client.client.info()["version"]["number"]
-        except (OpenSearchException, ConnectionError) as exc:
-            return {"status": "unavailable", "message": f"OpenSearch at {self.client.connection.url} did not "
-                                                        f"answer: {type(exc).__name__}"}
-        counts: dict[str, int | None] = {}
-        missing = []
-        for kind, alias in self.client.aliases.items():
-            try:
-                counts[alias] = int(self.client.client.count(index=alias)["count"])
-            except OpenSearchException:
-                counts[alias] = None
-                if kind in REQUIRED_INDICES:  # saved searches are optional: created on the first save
-                    missing.append(alias)
-        status = "ok" if health["status"] != "red" and not missing else "degraded"
-        message = f"missing indices: {', '.join(missing)} (run 'ratio indices create')" if missing else None
-        return {"status": status, "opensearch": version, "cluster_status": health["status"], "indices": counts,
-                "message": message}
-
-
-def _has_filters(params: SearchParams) -> bool:
-    return bool(params.court or params.judge or params.date_from or params.date_to)
+        return self.client.health().model_dump()
 
 
 def to_page(query: str, result: SearchResult, page: int, next_cursor: str | None, notes: list[str]) -> SearchPage:
