@@ -22,7 +22,7 @@ from backends.llm import LLM
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
 from ratio import settings
 from ratio.encoders import query_encoder_name, search_encoders
-from ratio.errors import NotFoundError, UnavailableError, opensearch_errors
+from ratio.errors import IndexNotFoundError, NotFoundError, UnavailableError, opensearch_errors
 from ratio.llm import open_llm
 from ratio.web.schemas import Health, SearchPage
 from search.answer import Answer, Answerer, AskOptions, ask
@@ -32,6 +32,7 @@ from search.document_query import document_ranking
 from search.execute import Searcher, SearchResult
 from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
+from search.intent import classify_intent
 from search.options import FilterOptions, SearchOptions, merge_options
 from search.provisions import ProvisionHit, find_provisions
 from search.ranking.model import DEFAULT_MODEL, RankerModel
@@ -100,7 +101,9 @@ class Client:
     def _encoders(self) -> tuple[Encoder, Encoder]:
         """(query encoder, rescoring encoder): by default the one the index was built with (ratio.encoders)."""
         if self._encoder is None or isinstance(self._encoder, str):
-            return search_encoders(self.client, self.aliases, self._encoder)
+            self.check_indices(("chunks",))  # where the index's encoder is read
+            with opensearch_errors(self.connection.url):
+                return search_encoders(self.client, self.aliases, self._encoder)
         return self._encoder, self._encoder
 
     @property
@@ -120,8 +123,19 @@ class Client:
             return open_llm(self._llm)
         return self._llm
 
+    def check_indices(self, kinds: tuple[str, ...] = ("judgments", "chunks")) -> None:
+        """Raise ``ratio.IndexNotFoundError`` naming the indices a search needs that do not exist (a wrong
+        prefix, indices never created), before any model loads for a search that cannot run."""
+        with opensearch_errors(self.connection.url):
+            missing = [self.aliases[k] for k in kinds if not self.client.indices.exists(index=self.aliases[k])]
+        if missing:
+            raise IndexNotFoundError(f"OpenSearch at {self.connection.url} has no index {', '.join(missing)}: check "
+                                     "the index prefix (--prefix, RATIO_INDEX_PREFIX) or create the indices with "
+                                     "'ratio indices create' and fill them with 'ratio index'")
+
     @cached_property
     def searcher(self) -> Searcher:
+        self.check_indices()
         return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker, llm=self.llm,
                         rerank_weight=self.rerank_weight, ranker=self._ranker)
 
@@ -238,10 +252,14 @@ class Client:
                 ranker = self.searcher.ranker
                 if ranker is None and self.searcher.ranker_note:
                     say(f"searching without the learned ranker: {self.searcher.ranker_note}")
+                elif ranker is not None:
+                    say("reading the corpus's citation graph (a ranker feature)")
+                    ranker.features.graph  # noqa: B018 - one scroll over the judgments, kept
             if isinstance(self._reranker, str):
                 say(f"loading the reranker {self._reranker}")
                 self.reranker  # noqa: B018 - a cached property: loads the cross-encoder
             self.searcher.floor  # noqa: B018 - reads the similarity floor once
+            classify_intent("warm up")  # reads the intent rules
         return time.perf_counter() - started
 
     def check_citations(self, text: str | bytes) -> CitationReport:

@@ -31,12 +31,13 @@ from ratio.cli import (
 )
 from ratio.cli import eval as evaluation
 from ratio.cli.common import Context
+from ratio.cli.errors import RatioGroup
 from ratio.cli.options import connection_options
 
 __all__ = ["cli", "main"]
 
 
-@click.group("ratio")
+@click.group("ratio", cls=RatioGroup)
 @click.version_option(package_name="ratio", prog_name="ratio", message="%(prog)s %(version)s")
 @connection_options
 @click.pass_context
