@@ -27,6 +27,7 @@ from ratio.llm import open_llm
 from ratio.web.schemas import Health, SearchPage
 from search.answer import Answer, Answerer, AskOptions, ask
 from search.browse import ExploreView, JudgmentView, explore, judgment_view
+from search.citation_graph import GraphCache
 from search.citecheck import CitationReport, check_citations
 from search.document_query import document_ranking
 from search.execute import Searcher, SearchResult
@@ -123,6 +124,11 @@ class Client:
             return open_llm(self._llm)
         return self._llm
 
+    @cached_property
+    def graphs(self) -> GraphCache:
+        """The corpus's citation graph, kept between judgment views ("cites" and "cited by" read it)."""
+        return GraphCache(self.client, self.aliases["judgments"])
+
     def check_indices(self, kinds: tuple[str, ...] = ("judgments", "chunks")) -> None:
         """Raise ``ratio.IndexNotFoundError`` naming the indices a search needs that do not exist (a wrong
         prefix, indices never created), before any model loads for a search that cannot run."""
@@ -181,8 +187,9 @@ class Client:
         fields, every sentence with its role, its citations resolved to the corpus, and who cites it. Raises
         ``ratio.NotFoundError`` for an id the corpus does not hold."""
         with opensearch_errors(self.connection.url):
-            view = judgment_view(self.client, self.aliases, judgment_id)
+            view = judgment_view(self.client, self.aliases, judgment_id, self.graphs.graph())
         if view is None:
+            self.check_indices(("judgments",))  # a wrong prefix is not an unknown id
             raise NotFoundError(f"the corpus has no judgment {judgment_id!r}")
         return view
 

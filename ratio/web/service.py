@@ -12,16 +12,16 @@ import csv
 import hashlib
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from opensearchpy.exceptions import NotFoundError
+from opensearchpy.exceptions import NotFoundError as MissingDocument
 
 from legal.statutes import display_label, label_provision
 from ratio.client import Client, window_notes
+from ratio.errors import IndexNotFoundError, NotFoundError
 from ratio.web.schemas import SearchPage, SearchParams
-from search.browse import ExploreView, JudgmentView, judgment_view
-from search.citation_graph import GraphCache
+from search.browse import ExploreView, JudgmentView
 from search.errors import BadValueError
 from search.execute import SearchResult
 from search.explain import Explanation
@@ -87,7 +87,6 @@ class Service:
     """The operations behind the API and the pages, over one :class:`ratio.Client`."""
 
     client: Client
-    _graphs: GraphCache | None = field(default=None, init=False, repr=False)
 
     def search(self, params: SearchParams) -> SearchPage:
         page = decode_cursor(params)
@@ -97,9 +96,13 @@ class Service:
         return to_page(params.q, result, page, encode_cursor(params, page + 1) if more else None, notes)
 
     def judgment(self, judgment_id: str) -> JudgmentView | None:
-        if self._graphs is None:  # the citation graph, kept between pages ("cites" and "cited by" read it)
-            self._graphs = GraphCache(self.client.client, self.client.aliases["judgments"])
-        return judgment_view(self.client.client, self.client.aliases, judgment_id, self._graphs.graph())
+        """The judgment's view, None for an id the corpus does not hold (a missing index raises)."""
+        try:
+            return self.client.judgment(judgment_id)
+        except IndexNotFoundError:
+            raise
+        except NotFoundError:
+            return None
 
     def judgment_exists(self, judgment_id: str) -> bool:
         return bool(self.client.client.exists(index=self.client.aliases["judgments"], id=judgment_id))
@@ -113,7 +116,7 @@ class Service:
         try:
             found = self.client.client.get(index=self.client.aliases["provisions"], id=provision_id,
                                            params={"_source_excludes": "vector"})
-        except NotFoundError:
+        except MissingDocument:
             return None
         provision = {"provision_id": provision_id, **found["_source"]}
         if not provision.get("act"):
