@@ -156,8 +156,9 @@ class Service:
             for hit in result.hits:
                 rank += 1
                 best = hit.passages[0]
+                date = hit.decision_date.isoformat() if hit.decision_date else ""
                 writer.writerow([rank] + [csv_cell(v) for v in (
-                    hit.judgment_id, hit.title or "", hit.court or "", hit.decision_date or "", "; ".join(hit.judges))]
+                    hit.judgment_id, hit.title or "", hit.court or "", date, "; ".join(hit.judges))]
                     + [f"{hit.score:.4f}", csv_cell(best.role), csv_cell(" ".join(best.text.split())[:300]),
                        csv_cell(f"/judgments/{hit.judgment_id}")])
                 if rank >= limit:
