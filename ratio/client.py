@@ -266,6 +266,8 @@ class Client:
                 say(f"loading the reranker {self._reranker}")
                 self.reranker  # noqa: B018 - a cached property: loads the cross-encoder
             self.searcher.floor  # noqa: B018 - reads the similarity floor once
+            say("reading the citation graph for the judgment pages")
+            self.graphs.graph()
             classify_intent("warm up")  # reads the intent rules
         return time.perf_counter() - started
 
