@@ -54,3 +54,23 @@ def test_query_mistakes_and_a_node_that_is_down_are_said_plainly(opensearch_sett
     down = _ratio("http://127.0.0.1:9", "--prefix", prefix, "search", "x")
     assert down.exit_code == 1 and down.stderr.count("\n") == 1 and "Traceback" not in down.stderr
     assert "did not answer" in down.stderr
+
+
+def test_read_commands_print_the_api_json(opensearch_settings, aliases, api: TestClient) -> None:
+    prefix = aliases["judgments"].removesuffix("-judgments")
+    judgment = _ratio(opensearch_settings.url, "--prefix", prefix, "judgment", "C7", "--json")
+    assert judgment.exit_code == 0, judgment.output
+    assert json.loads(judgment.stdout) == api.get("/api/v1/judgments/C7").json()
+    shown = _ratio(opensearch_settings.url, "--prefix", prefix, "judgment", "C7")
+    assert shown.exit_code == 0 and "sentences; roles" in shown.stdout
+    why = _ratio(opensearch_settings.url, "--prefix", prefix, "explain", QUERY, "C7", "--json")
+    assert why.exit_code == 0, why.output
+    assert json.loads(why.stdout) == api.get("/api/v1/explain", params={"q": QUERY, "judgment_id": "C7"}).json()
+    facts = "punishment for criminal breach of trust"
+    found = _ratio(opensearch_settings.url, "--prefix", prefix, "provisions", facts, "--size", "3", "--json")
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.stdout) == api.get("/api/v1/provisions", params={"q": facts, "size": 3}).json()
+    missing = _ratio(opensearch_settings.url, "--prefix", prefix, "judgment", "no-such-id")
+    assert missing.exit_code == 1 and missing.stderr == "Error: the corpus has no judgment 'no-such-id'\n"
+    as_json = _ratio(opensearch_settings.url, "--prefix", prefix, "judgment", "no-such-id", "--json")
+    assert json.loads(as_json.stdout) == api.get("/api/v1/judgments/no-such-id").json()
