@@ -1,7 +1,8 @@
 """Ratio: search over court judgments, backed by OpenSearch.
 
-``from ratio import Client`` is the programmatic entry point; importing it loads no model and makes no
-request.
+``from ratio import Client`` is the programmatic entry point (``RemoteClient`` the same over the REST API);
+importing it loads no model and makes no request. Both return the API's shapes (:mod:`ratio.results`) and raise
+the errors of :mod:`ratio.errors` (``ratio.QueryError``, ``ratio.NotFoundError``, ...), all ``ratio.RatioError``.
 """
 
 from __future__ import annotations
@@ -9,13 +10,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Client", "JudgmentRecord", "RemoteClient", "SearchOptions", "StoredJudgment", "__version__"]
+__all__ = ["AuthError", "Client", "IndexNotFoundError", "JudgmentRecord", "NotFoundError", "QueryError",
+           "RatioError", "RemoteClient", "RemoteError", "SearchOptions", "StoredJudgment", "UnavailableError",
+           "__version__"]
 
 if TYPE_CHECKING:
     from ratio.client import Client, JudgmentRecord
+    from ratio.errors import (
+        AuthError,
+        IndexNotFoundError,
+        NotFoundError,
+        QueryError,
+        RatioError,
+        RemoteError,
+        UnavailableError,
+    )
     from ratio.remote import RemoteClient
     from search.options import SearchOptions
     from search.records import StoredJudgment
+
+_ERRORS = frozenset({"AuthError", "IndexNotFoundError", "NotFoundError", "QueryError", "RatioError", "RemoteError",
+                     "UnavailableError"})
 
 
 def __getattr__(name: str) -> Any:
@@ -28,6 +43,10 @@ def __getattr__(name: str) -> Any:
         from ratio.remote import RemoteClient
 
         return RemoteClient
+    if name in _ERRORS:
+        from ratio import errors
+
+        return getattr(errors, name)
     if name == "SearchOptions":
         from search.options import SearchOptions
 

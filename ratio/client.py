@@ -1,11 +1,18 @@
-"""``ratio.Client``: the programmatic face of Ratio (search, judgments, facets, explanations).
+"""``ratio.Client``: the programmatic face of Ratio (search, judgments, facets, explanations, provisions).
 
-The client wires the layers below with explicit settings; models load on first use, not at construction,
-so creating a client is cheap and makes no request.
+The client wires the layers below with explicit settings; models load on first use (or all at once with
+:meth:`Client.load_models`, which ``ratio serve`` calls before it takes requests), so creating a client is cheap
+and makes no request.
+
+It returns the REST API's shapes (:mod:`ratio.results`): a search is a :class:`~ratio.web.schemas.SearchPage`, a
+judgment a :class:`~search.browse.JudgmentView`, and so on, the same objects :class:`ratio.RemoteClient` rebuilds
+from the API's JSON. It raises Ratio's errors (:mod:`ratio.errors`), never opensearch-py's.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
@@ -14,21 +21,43 @@ from backends.encoders import Encoder
 from backends.llm import LLM
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
 from ratio import settings
-from ratio.encoders import search_encoders
+from ratio.encoders import query_encoder_name, search_encoders
+from ratio.errors import IndexNotFoundError, NotFoundError, UnavailableError, opensearch_errors
 from ratio.llm import open_llm
+from ratio.web.schemas import Health, SearchPage
 from search.answer import Answer, Answerer, AskOptions, ask
+from search.browse import ExploreView, JudgmentView, explore, judgment_view
+from search.citation_graph import GraphCache
 from search.citecheck import CitationReport, check_citations
 from search.document_query import document_ranking
 from search.execute import Searcher, SearchResult
 from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
-from search.options import SearchOptions
+from search.intent import classify_intent
+from search.options import FilterOptions, SearchOptions, merge_options
+from search.provisions import ProvisionHit, find_provisions
 from search.ranking.model import DEFAULT_MODEL, RankerModel
 from search.records import JUDGMENT_FIELDS, StoredJudgment
 from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, BiEncoderRescorer, CrossEncoderReranker, Reranker
 
 JudgmentRecord = StoredJudgment  # the name this class had before the read side had one home
+# Keywords of Client.search besides the SearchOptions fields: filters and weights the query syntax also spells
+# (``cites:``, ``statute:``, ``year:``), passed to SearchRequest.from_query.
+REQUEST_EXTRAS = ("cites", "statutes", "years", "weights", "rank_constant", "role_boost", "classify",
+                  "search_after")
+REQUIRED_INDICES = ("judgments", "chunks", "provisions")
+
+
+def window_notes(result: SearchResult, page: int, size: int, candidates: int) -> tuple[bool, list[str]]:
+    """Whether a page follows this one inside the ranked window, and the note when the window ends first (the
+    API and the client say the same)."""
+    more = result.judgments_found > page * size and (page + 1) * size <= candidates
+    notes = []
+    if result.judgments_found > page * size and not more:
+        notes.append(f"the ranked window of {candidates} chunks ends here: raise candidates (up to the API's "
+                     "limit) or narrow the query to see more")
+    return more, notes
 
 
 class Client:
@@ -42,7 +71,7 @@ class Client:
         if url is None:
             url = LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven").url
             if url is None:
-                raise ConnectionError("no OpenSearch: pass url=, set OPENSEARCH_URL, or run 'ratio opensearch start'")
+                raise UnavailableError("no OpenSearch: pass url=, set OPENSEARCH_URL, or run 'ratio opensearch start'")
         self.connection = ConnectionSettings(url, user, password, verify_certs)
         self.layout = IndexLayout(prefix)
         self._encoder = encoder
@@ -73,7 +102,9 @@ class Client:
     def _encoders(self) -> tuple[Encoder, Encoder]:
         """(query encoder, rescoring encoder): by default the one the index was built with (ratio.encoders)."""
         if self._encoder is None or isinstance(self._encoder, str):
-            return search_encoders(self.client, self.aliases, self._encoder)
+            self.check_indices(("chunks",))  # where the index's encoder is read
+            with opensearch_errors(self.connection.url):
+                return search_encoders(self.client, self.aliases, self._encoder)
         return self._encoder, self._encoder
 
     @property
@@ -94,25 +125,151 @@ class Client:
         return self._llm
 
     @cached_property
+    def graphs(self) -> GraphCache:
+        """The corpus's citation graph, kept between judgment views ("cites" and "cited by" read it)."""
+        return GraphCache(self.client, self.aliases["judgments"])
+
+    def check_indices(self, kinds: tuple[str, ...] = ("judgments", "chunks")) -> None:
+        """Raise ``ratio.IndexNotFoundError`` naming the indices a search needs that do not exist (a wrong
+        prefix, indices never created), before any model loads for a search that cannot run."""
+        with opensearch_errors(self.connection.url):
+            missing = [self.aliases[k] for k in kinds if not self.client.indices.exists(index=self.aliases[k])]
+        if missing:
+            raise IndexNotFoundError(f"OpenSearch at {self.connection.url} has no index {', '.join(missing)}: check "
+                                     "the index prefix (--prefix, RATIO_INDEX_PREFIX) or create the indices with "
+                                     "'ratio indices create' and fill them with 'ratio index'")
+
+    @cached_property
     def searcher(self) -> Searcher:
+        self.check_indices()
         return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker, llm=self.llm,
                         rerank_weight=self.rerank_weight, ranker=self._ranker)
 
-    def search(self, query: str, options: SearchOptions | None = None, **overrides: Any) -> SearchResult:
-        """Search with Ratio's query syntax and ``options`` (:class:`search.options.SearchOptions`, the same as
-        ``ratio search`` and the API take); keyword ``overrides`` are those of ``SearchRequest.from_query``
-        (``expand="issues,provisions"``, ``explain=True``, ``provisions=5``, ``cites=[...]``, ...)."""
-        return self.searcher.search(SearchRequest.from_options(query, options, **overrides))
+    def search(self, query: str, options: SearchOptions | None = None, **overrides: Any) -> SearchPage:
+        """One page of judgments for ``query`` (Ratio's query syntax) with ``options``
+        (:class:`search.options.SearchOptions`, the same as ``ratio search`` and the API take); keyword
+        ``overrides`` change single options (``courts=["Supreme Court of India"]``, ``size=5``, ``page=2``) or
+        add filters the query syntax also spells (``cites=[...]``, ``statutes=[...]``, ``years="1990..1999"``).
+        An unknown keyword or a wrong type (``courts="..."``: a string, not a list) raises ``ratio.QueryError``.
 
-    def facets(self, query: str, **options: Any) -> dict[str, Any]:
+        The page is the API's :class:`~ratio.web.schemas.SearchPage`; it pages by ``page=``, so its
+        ``next_cursor`` (an API cursor) is None. :meth:`run` gives the engine's fuller ``SearchResult``."""
+        options, extras = merge_options(options, overrides, REQUEST_EXTRAS)
+        result = self.run(SearchRequest.from_options(query, options, **extras))
+        _, notes = window_notes(result, options.page, options.size, options.candidates)
+        from ratio.web.service import to_page  # the API's own conversion (the service imports this module)
+
+        return to_page(query, result, options.page, None, notes)
+
+    def run(self, request: SearchRequest) -> SearchResult:
+        """Run a built request: the engine's result with its timings (rerank, expansion, explanations)."""
+        with opensearch_errors(self.connection.url):
+            return self.searcher.search(request)
+
+    def facets(self, query: str, options: SearchOptions | None = None,
+               **overrides: Any) -> dict[str, list[dict[str, Any]]]:
         """Facet counts (court, year, role, cited provisions, judges) over the judgments matching ``query``."""
-        return self.search(query, facets=True, size=1, **options).facets
+        changes = {**overrides, "size": 1, "page": 1, "explain": False, "facets": True}
+        return self.search(query, options, **changes).facets
 
-    def judgment(self, judgment_id: str) -> StoredJudgment:
-        """One judgment with its metadata, summary fields and full text."""
-        source = self.client.get(index=self.aliases["judgments"], id=judgment_id,
-                                 params={"_source_includes": ",".join(JUDGMENT_FIELDS)})["_source"]
+    def explore(self, query: str = "", options: FilterOptions | None = None, **overrides: Any) -> ExploreView:
+        """Judgments per year, court, role, cited provision, cited judgment and judge, and provisions cited
+        together, over the whole corpus or the chunks ``query`` (and the options' filters) match lexically."""
+        options, extras = merge_options(options, overrides, REQUEST_EXTRAS)
+        filtered = options.courts or options.judges or options.date_from or options.date_to
+        request = (SearchRequest.from_options(query, options, facets=False, **extras)
+                   if query.strip() or filtered or extras else None)
+        with opensearch_errors(self.connection.url):
+            return explore(self.client, self.aliases["chunks"], request)
+
+    def judgment(self, judgment_id: str) -> JudgmentView:
+        """One judgment as the judgment page and ``GET /api/v1/judgments/{id}`` show it: metadata, summary
+        fields, every sentence with its role, its citations resolved to the corpus, and who cites it. Raises
+        ``ratio.NotFoundError`` for an id the corpus does not hold."""
+        with opensearch_errors(self.connection.url):
+            view = judgment_view(self.client, self.aliases, judgment_id, self.graphs.graph())
+        if view is None:
+            self.check_indices(("judgments",))  # a wrong prefix is not an unknown id
+            raise NotFoundError(f"the corpus has no judgment {judgment_id!r}")
+        return view
+
+    def record(self, judgment_id: str) -> StoredJudgment:
+        """The judgment's stored document (metadata, summary fields and the whole text as one string), what
+        ``Client.judgment`` returned before it returned the API's view."""
+        from opensearchpy import NotFoundError as MissingDocument
+
+        with opensearch_errors(self.connection.url):
+            try:
+                source = self.client.get(index=self.aliases["judgments"], id=judgment_id,
+                                         params={"_source_includes": ",".join(JUDGMENT_FIELDS)})["_source"]
+            except MissingDocument as exc:
+                if exc.error == "index_not_found_exception":
+                    raise  # said as a missing index by opensearch_errors
+                raise NotFoundError(f"the corpus has no judgment {judgment_id!r}") from None
         return StoredJudgment.from_source(source, judgment_id)
+
+    def provisions(self, query: str, size: int = 10) -> list[ProvisionHit]:
+        """Statute provisions for a question or a description of facts (BM25 and vectors, fused)."""
+        if not 1 <= size <= 50:
+            from search.errors import BadValueError
+
+            raise BadValueError(f"size must be between 1 and 50, not {size}")
+        request = SearchRequest.from_query(query, classify=False)
+        text = request.semantic_text or query
+        with opensearch_errors(self.connection.url):
+            return list(find_provisions(self.client, self.aliases["provisions"], self.encoder, [text], size=size))
+
+    def health(self) -> Health:
+        """OpenSearch's state and the document count of each index (status ``unavailable`` when the cluster
+        does not answer: a health check reports, it does not raise)."""
+        from opensearchpy.exceptions import OpenSearchException
+
+        try:
+            health = self.client.cluster.health()
+            version = self.client.info()["version"]["number"]
+        except (OpenSearchException, ConnectionError) as exc:
+            return Health(status="unavailable", message=f"OpenSearch at {self.connection.url} did not answer: "
+                                                         f"{type(exc).__name__}")
+        counts: dict[str, int | None] = {}
+        missing = []
+        for kind, alias in self.aliases.items():
+            try:
+                counts[alias] = int(self.client.count(index=alias)["count"])
+            except OpenSearchException:
+                counts[alias] = None
+                if kind in REQUIRED_INDICES:  # saved searches are optional: created on the first save
+                    missing.append(alias)
+        status = "ok" if health["status"] != "red" and not missing else "degraded"
+        message = f"missing indices: {', '.join(missing)} (run 'ratio indices create')" if missing else None
+        return Health(status=status, opensearch=version, cluster_status=health["status"], indices=counts,
+                      message=message)
+
+    def load_models(self, report: Callable[[str], None] | None = None) -> float:
+        """Load every model a search uses now rather than on the first search: the query encoder (the one the
+        index was built with), the learned ranker, and the reranker when one is named. ``report`` hears what is
+        loading; returns the seconds it took. A missing index or an unreachable cluster raises Ratio's errors."""
+        say = report or (lambda message: None)
+        started = time.perf_counter()
+        with opensearch_errors(self.connection.url):
+            if self._encoder is None or isinstance(self._encoder, str):
+                say(f"loading the query encoder {query_encoder_name(self.client, self.aliases, self._encoder)}")
+            self.encoder.encode(["warm up"], normalize_embeddings=True)  # the first call pays for torch's set-up
+            if self._ranker is not None:
+                say(f"loading the learned ranker ({self._ranker if isinstance(self._ranker, str) else 'given'})")
+                ranker = self.searcher.ranker
+                if ranker is None and self.searcher.ranker_note:
+                    say(f"searching without the learned ranker: {self.searcher.ranker_note}")
+                elif ranker is not None:
+                    say("reading the corpus's citation graph (a ranker feature)")
+                    ranker.features.graph  # noqa: B018 - one scroll over the judgments, kept
+            if isinstance(self._reranker, str):
+                say(f"loading the reranker {self._reranker}")
+                self.reranker  # noqa: B018 - a cached property: loads the cross-encoder
+            self.searcher.floor  # noqa: B018 - reads the similarity floor once
+            say("reading the citation graph for the judgment pages")
+            self.graphs.graph()
+            classify_intent("warm up")  # reads the intent rules
+        return time.perf_counter() - started
 
     def check_citations(self, text: str | bytes) -> CitationReport:
         """Which judgments and provisions cited in ``text`` (a brief, a draft) the corpus holds, which are
@@ -150,8 +307,9 @@ class Client:
         body = {"size": 1, "query": {"bool": {"must": [{"match": {"text": request.semantic_text or query}}],
                                               "filter": [{"term": {"judgment_id": judgment_id}}]}},
                 "_source": ["role", "text"]}
-        hits = self.client.search(index=self.aliases["chunks"], body=body)["hits"]["hits"]
-        record = self.judgment(judgment_id)
+        record = self.record(judgment_id)
+        with opensearch_errors(self.connection.url):
+            hits = self.client.search(index=self.aliases["chunks"], body=body)["hits"]["hits"]
         passage = hits[0]["_source"] if hits else {"role": "none", "text": record.text[:2000]}
         text = request.semantic_text or query
         extractive = explain(text, passage["role"], passage["text"], statutes=request.filters.statutes,

@@ -1,42 +1,64 @@
 """``ratio.RemoteClient``: the Python client over Ratio's REST API instead of OpenSearch directly.
 
-It has the read methods of :class:`ratio.Client` (search, judgment, facets, explain, provisions) and
-returns the same dataclasses, rebuilt from the JSON by the API's own schemas, so code can switch between
-talking to a cluster and talking to ``ratio serve`` by changing the constructor. A 400 comes back as the
-same :class:`~search.errors.QueryError` a local search raises; other errors as :class:`RemoteError` with
-the API's code and message. Connection failures and 503s (but a passed deadline) are retried with backoff.
+It has the read methods of :class:`ratio.Client` (search, judgment, facets, explore, explain, provisions,
+health) with the same arguments (a :class:`~search.options.SearchOptions` and keyword changes, checked here
+before any request), and returns the same objects, rebuilt from the JSON by the API's own schemas, so code can
+switch between talking to a cluster and talking to ``ratio serve`` by changing the constructor. Errors come back
+as the same Ratio errors a local client raises (:mod:`ratio.errors`: a 400 is a ``QueryError``, a 404 a
+``NotFoundError``, a 503 an ``UnavailableError``, a 401 an ``AuthError``; anything else a ``RemoteError``), each
+with the API's ``code`` and ``status``. Connection failures and 503s (but a passed deadline) are retried with
+backoff; a server that never answers is an ``UnavailableError``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
 import requests
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
+from ratio.errors import RatioError, RemoteError, UnavailableError, from_response
 from ratio.web.schemas import ExplainResponse, Health, JudgmentView, ProvisionsResponse, SearchPage
 from search.browse import ExploreView
-from search.errors import QueryError
+from search.errors import BadValueError
 from search.explain import Explanation
+from search.options import FilterOptions, SearchOptions, merge_options
 from search.provisions import ProvisionHit
 
-__all__ = ["RemoteClient", "RemoteError"]
-
-
-class RemoteError(RuntimeError):
-    """The API answered with an error other than a bad query."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(f"{status} {code}: {message}")
-        self.status, self.code, self.message = status, code, message
+__all__ = ["RemoteClient", "RemoteError", "search_params"]
 
 
 def _transient(exc: BaseException) -> bool:
     """A refused connection or a 503 from OpenSearch: worth asking again. A request that outlasted the
     server's deadline (``deadline_exceeded``) would only do so again."""
     return isinstance(exc, requests.ConnectionError) or (
-        isinstance(exc, RemoteError) and exc.status == 503 and exc.code != "deadline_exceeded")
+        isinstance(exc, RatioError) and exc.status == 503 and exc.code != "deadline_exceeded")
+
+
+def search_params(query: str, options: SearchOptions, cursor: str | None = None) -> dict[str, Any]:
+    """``options`` as the API's search parameters (:class:`ratio.web.schemas.SearchParams`; the page goes by
+    cursor, not number). Defaults are left out, so a GET stays short."""
+    default = SearchOptions()
+    names = {"courts": "court", "judges": "judge", "roles": "role", "role_mode": "mode"}
+    params: dict[str, Any] = {"q": query}
+    for name in ("courts", "judges", "date_from", "date_to", "roles", "role_mode", "ranking", "fusion", "size",
+                 "candidates", "rerank", "rerank_top", "explain", "explain_top", "expand", "provisions", "facets",
+                 "highlight", "plain", *(n for n in ("sort",) if hasattr(options, n))):
+        value = getattr(options, name)
+        if value == getattr(default, name):
+            continue
+        if isinstance(value, tuple):
+            value = [str(v) for v in value]
+        elif hasattr(value, "isoformat"):
+            value = value.isoformat()
+        elif hasattr(value, "value"):  # an enum
+            value = value.value
+        params[names.get(name, name)] = value
+    if cursor:
+        params["cursor"] = cursor
+    return params
 
 
 class RemoteClient:
@@ -51,59 +73,71 @@ class RemoteClient:
 
     @retry(retry=retry_if_exception(_transient), stop=stop_after_attempt(3),
            wait=wait_exponential(multiplier=0.5, max=4), reraise=True)
-    def _call(self, method: str, path: str, *, params: dict[str, Any] | None = None,
-              json: dict[str, Any] | None = None, raw: bool = False) -> Any:
+    def _send(self, method: str, path: str, params: dict[str, Any] | None, json: dict[str, Any] | None,
+              accept: tuple[int, ...] = ()) -> requests.Response:
         response = self.session.request(method, f"{self.base_url}/api/v1{path}", params=params, json=json,
                                         timeout=self.timeout)
-        if response.ok:
-            return response.text if raw else response.json()
+        if response.ok or response.status_code in accept:
+            return response
         try:
             error = response.json()["error"]
             code, message = error["code"], error["message"]
         except (ValueError, KeyError, TypeError):
             code, message = "http_error", response.text[:500]
-        if response.status_code == 400:
-            raise QueryError(message)
-        raise RemoteError(response.status_code, code, message)
+        raise from_response(response.status_code, code, message)
 
-    @staticmethod
-    def _params(query: str, options: dict[str, Any]) -> dict[str, Any]:
-        aliases = {"courts": "court", "judges": "judge", "roles": "role", "role_mode": "mode"}
-        params: dict[str, Any] = {"q": query}
-        for key, value in options.items():
-            if value is None:
-                continue
-            name = aliases.get(key, key)
-            if isinstance(value, bool):
-                value = str(value).lower()
-            elif isinstance(value, str) and name in ("court", "judge", "role", "expand"):
-                value = [value]
-            params[name] = list(value) if isinstance(value, tuple) else value
-        return params
+    def _call(self, method: str, path: str, *, params: dict[str, Any] | None = None,
+              json: dict[str, Any] | None = None, raw: bool = False, accept: tuple[int, ...] = ()) -> Any:
+        """The answer's JSON (or text), or the Ratio error it stands for; ``accept``: statuses whose body is an
+        answer, not an error (the health check's 503)."""
+        try:
+            response = self._send(method, path, params, json, accept)
+        except requests.Timeout as exc:
+            raise UnavailableError(f"the Ratio server at {self.base_url} did not answer within {self.timeout:g} s",
+                                   code="timeout") from exc
+        except requests.ConnectionError as exc:
+            raise UnavailableError(f"no Ratio server answers at {self.base_url}: start one with 'ratio serve'",
+                                   code="server_unavailable") from exc
+        return response.text if raw else response.json()
 
-    def search(self, query: str, **options: Any) -> SearchPage:
-        """One page of judgments; options as ``Client.search`` (``courts=``, ``roles=``, ``size=``, ...) plus
-        ``cursor=`` (a page's ``next_cursor``)."""
-        return SearchPage.model_validate(self._call("POST", "/search", json=self._params(query, options)))
+    def search(self, query: str, options: SearchOptions | None = None, *, cursor: str | None = None,
+               **overrides: Any) -> SearchPage:
+        """One page of judgments; ``options`` and keyword changes as ``Client.search`` (``courts=[...]``,
+        ``size=``, ``page=``, ...), or ``cursor=`` (a page's ``next_cursor``). A ``page`` past the first follows
+        the cursors there, since the API pages by cursor."""
+        options, _ = merge_options(options, overrides)
+        if options.page > 1 and not cursor:
+            first = dataclasses.replace(options, page=1)
+            for page in self.search_pages(query, first, max_pages=options.page):
+                if page.page == options.page:
+                    return page
+            # past the last page: what the local client answers there, an empty page of the same search
+            return page.model_copy(update={"hits": [], "page": options.page, "next_cursor": None, "notes": []})
+        return SearchPage.model_validate(self._call("POST", "/search", json=search_params(query, options, cursor)))
 
-    def search_pages(self, query: str, *, max_pages: int = 10, **options: Any) -> Iterator[SearchPage]:
+    def search_pages(self, query: str, options: SearchOptions | None = None, *, max_pages: int = 10,
+                     **overrides: Any) -> Iterator[SearchPage]:
         """Pages of one search, following the cursors, until the last page or ``max_pages``."""
+        options, _ = merge_options(options, overrides)
         cursor = None
         for _ in range(max_pages):
-            page = self.search(query, cursor=cursor, **options)
+            page = self.search(query, options, cursor=cursor)
             yield page
             cursor = page.next_cursor
             if not cursor:
                 return
 
-    def facets(self, query: str, **options: Any) -> dict[str, Any]:
-        return self._call("GET", "/facets", params=self._params(query, options))
+    def facets(self, query: str, options: SearchOptions | None = None,
+               **overrides: Any) -> dict[str, list[dict[str, Any]]]:
+        options, _ = merge_options(options, overrides)
+        return self._call("GET", "/facets", params=search_params(query, options))
 
-    def explore(self, query: str = "", **options: Any) -> ExploreView:
+    def explore(self, query: str = "", options: FilterOptions | None = None, **overrides: Any) -> ExploreView:
         from pydantic import TypeAdapter
 
+        options, _ = merge_options(options, overrides)
         return TypeAdapter(ExploreView).validate_python(self._call("GET", "/explore",
-                                                                   params=self._params(query, options)))
+                                                                   params=search_params(query, options)))
 
     def judgment(self, judgment_id: str) -> JudgmentView:
         from urllib.parse import quote
@@ -118,11 +152,16 @@ class RemoteClient:
         return ExplainResponse.model_validate(data).explanation
 
     def provisions(self, query: str, size: int = 10) -> list[ProvisionHit]:
+        if not 1 <= size <= 50:
+            raise BadValueError(f"size must be between 1 and 50, not {size}")
         return ProvisionsResponse.model_validate(self._call("GET", "/provisions",
                                                             params={"q": query, "size": size})).provisions
 
-    def export_csv(self, query: str, limit: int = 200, **options: Any) -> str:
-        return self._call("GET", "/export.csv", params={**self._params(query, options), "limit": limit}, raw=True)
+    def export_csv(self, query: str, limit: int = 200, options: SearchOptions | None = None,
+                   **overrides: Any) -> str:
+        options, _ = merge_options(options, overrides)
+        return self._call("GET", "/export.csv", params={**search_params(query, options), "limit": limit}, raw=True)
 
     def health(self) -> Health:
-        return Health.model_validate(self._call("GET", "/health"))
+        """The server's report on OpenSearch (status ``unavailable``, not an error, when the cluster is down)."""
+        return Health.model_validate(self._call("GET", "/health", accept=(503,)))

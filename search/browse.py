@@ -18,6 +18,7 @@ the explore page draws and what a CSV or Dashboards user would recount.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from search.builders import bm25_query
 from search.citation_graph import CitationGraph, load_graph
 from search.citecheck_lookup import lookup_case_names, lookup_provisions, lookup_reporters
 from search.judgment_text import CitedCaseLink, ParagraphView, TextLink, cited_case_links, paragraph_views, text_links
-from search.records import JUDGMENT_FIELDS, StoredJudgment
+from search.records import JUDGMENT_FIELDS, StoredJudgment, stored_date
 from search.request import SearchRequest
 
 __all__ = ["CitationLink", "CitedCaseLink", "ExploreView", "JudgmentView", "ParagraphView", "SentenceView", "TextLink",
@@ -66,7 +67,7 @@ class CitationLink:
 class CitingJudgment:
     judgment_id: str
     title: str | None
-    decision_date: str | None
+    decision_date: dt.date | None
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class JudgmentView:
     judgment_id: str
     title: str | None
     court: str | None
-    decision_date: str | None
+    decision_date: dt.date | None
     judges: tuple[str, ...]
     case_number: str | None
     citations: tuple[str, ...]
@@ -154,7 +155,8 @@ def graph_cited_by(client: OpenSearch, judgments_alias: str, judgment_id: str, g
     body = {"size": limit, "query": {"ids": {"values": citers}}, "_source": ["title", "decision_date"],
             "sort": [{"decision_date": {"order": "desc", "missing": "_last"}}, {"judgment_id": "asc"}]}
     hits = client.search(index=judgments_alias, body=body)["hits"]["hits"]
-    return [CitingJudgment(h["_id"], h["_source"].get("title"), h["_source"].get("decision_date")) for h in hits]
+    return [CitingJudgment(h["_id"], h["_source"].get("title"), stored_date(h["_source"].get("decision_date")))
+            for h in hits]
 
 
 def judgment_view(client: OpenSearch, aliases: dict[str, str], judgment_id: str,
@@ -179,7 +181,7 @@ def judgment_view(client: OpenSearch, aliases: dict[str, str], judgment_id: str,
     cases = cited_case_links(stored.text, found, stored.cited_judgments, graph, judgment_id, titles)
     by_string = {name: (case.target_id, case.target_title) for case in cases for name in case.citations}
     return JudgmentView(
-        judgment_id=judgment_id, title=stored.title, court=stored.court, decision_date=stored.date_text,
+        judgment_id=judgment_id, title=stored.title, court=stored.court, decision_date=stored.decision_date,
         judges=stored.judges, case_number=stored.case_number, citations=stored.citations,
         summary=dict(stored.summary), sentences=tuple(sentences),
         role_counts=dict(Counter(s.role for s in sentences).most_common()),

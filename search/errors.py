@@ -16,18 +16,46 @@ __all__ = [
     "QueryError",
     "QuerySyntaxError",
     "QueryTooLongError",
+    "RatioError",
     "UnbalancedParenthesisError",
     "UnbalancedQuoteError",
     "UnknownFieldError",
 ]
 
 
-class QueryError(ValueError):
+class RatioError(Exception):
+    """The root of every error Ratio raises on purpose: ``except ratio.RatioError`` catches them all.
+
+    It lives here, in the lowest layer that raises one, because :class:`QueryError` (the search layer's) must be
+    a member and the search layer cannot import :mod:`ratio`; :mod:`ratio.errors` re-exports it with the rest of
+    the family. ``code`` and ``status`` are what the REST API answers for it (``{"error": {"code", "message"}}``
+    with that HTTP status), so a local client and a remote one raise and report the same thing.
+    """
+
+    code: str = "error"
+    status: int = 500
+
+    def __init__(self, message: str = "", *, code: str | None = None, status: int | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        if status is not None:
+            self.status = status
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class QueryError(RatioError, ValueError):
     """The request cannot be run; the message says what to change.
 
     ``position`` is the 0-based index into the query text where the problem starts, or None when the
     problem is not tied to one place (an option, the query as a whole). Messages count from 1, as people do.
     """
+
+    code = "bad_query"
+    status = 400
 
     def __init__(self, message: str, position: int | None = None) -> None:
         if position is not None:

@@ -15,6 +15,7 @@ step falls back to its non-LLM path and the result says so.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,7 +89,7 @@ class JudgmentHit:
     score: float
     title: str | None
     court: str | None
-    decision_date: str | None
+    decision_date: dt.date | None
     judges: tuple[str, ...]
     passages: tuple[Passage, ...]
     explanation: Explanation | None = None
@@ -99,7 +100,7 @@ class JudgmentHit:
     def of(cls, judgment: StoredJudgment, passages: tuple[Passage, ...], explanation: Explanation | None = None,
            match: MatchKind = MatchKind.WORDS, similarity: float | None = None) -> JudgmentHit:
         """A hit for a judgment read back from the index, scored as its best passage."""
-        return cls(judgment.judgment_id, passages[0].score, judgment.title, judgment.court, judgment.date_text,
+        return cls(judgment.judgment_id, passages[0].score, judgment.title, judgment.court, judgment.decision_date,
                    judgment.judges, passages, explanation, match, similarity)
 
 
@@ -432,7 +433,7 @@ class Searcher:
                                                   else base.text, evidence=found.phrases)
             matched = ranked.matching
             hits.append(JudgmentHit(judgment.judgment_id, judged.score, judgment.title, judgment.court,
-                                    judgment.date_text, judgment.judges, shown, explanation,
+                                    judgment.decision_date, judgment.judges, shown, explanation,
                                     matched.kinds[judged.judgment_id] if matched else MatchKind.WORDS,
                                     matched.similarity.get(judged.judgment_id) if matched else None))
         explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None

@@ -17,6 +17,7 @@ The choices are enums (:class:`RoleMode`, :class:`ExpansionKind`, and :class:`se
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -27,8 +28,22 @@ from search.fusion import FusionMethod
 from search.syntax import MAX_TERMS, as_plain_text
 
 __all__ = [
-    "EXPANSIONS", "MAX_CANDIDATES", "MAX_PROVISIONS", "MAX_RERANK", "MAX_SIZE", "ExpansionKind", "FilterOptions",
-    "RoleMode", "SearchOptions", "check_counts", "choice",
+    "EXPANSIONS",
+    "MAX_CANDIDATES",
+    "MAX_PROVISIONS",
+    "MAX_RERANK",
+    "MAX_SIZE",
+    "OPTION_NAMES",
+    "ExpansionKind",
+    "FilterOptions",
+    "RoleMode",
+    "SearchOptions",
+    "check_counts",
+    "check_types",
+    "choice",
+    "merge_options",
+    "texts",
+    "unknown_options",
 ]
 
 MAX_SIZE = 100
@@ -106,11 +121,49 @@ def check_counts(*, size: int, page: int, candidates: int, rerank_top: int, expl
         raise BadValueError(f"explain_top cannot be negative, not {explain_top}")
 
 
-def _texts(values: Iterable[str] | str | None) -> tuple[str, ...]:
-    """Repeatable text options as a tuple (a lone string is one value, not its characters)."""
+def texts(values: Iterable[str] | None, option: str) -> tuple[str, ...]:
+    """A repeatable text option (a list of names) as a tuple of strings.
+
+    A lone string is refused rather than guessed at: read as a sequence it would be its characters (each a
+    "court" no judgment has, so 0 hits and no word why), and read as one value it hides the mistake from
+    every other caller that iterates. The message shows the list to write instead."""
     if values is None:
         return ()
-    return (values,) if isinstance(values, str) else tuple(values)
+    if isinstance(values, str | bytes):
+        raise BadValueError(f"{option} takes a list of values, not the string {values!r}: write "
+                            f"{option}=[{values!r}]")
+    try:
+        items = tuple(values)
+    except TypeError:
+        raise BadValueError(f"{option} takes a list of strings, not {type(values).__name__}") from None
+    wrong = [v for v in items if not isinstance(v, str)]
+    if wrong:
+        raise BadValueError(f"{option} takes strings, not {wrong[0]!r}")
+    return items
+
+
+def check_types(options: object, kinds: Mapping[str, type | tuple[type, ...]]) -> None:
+    """Each named field of ``options`` has its kind (a bool is not an int here: ``size=True`` is a mistake)."""
+    for name, kind in kinds.items():
+        value = getattr(options, name)
+        if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
+            raise BadValueError(f"{name} must be {_KIND_NAMES.get(kind, 'of another type')}, not {value!r}")
+
+
+_DATE = (str, dt.date, type(None))
+_KIND_NAMES: dict[Any, str] = {int: "a whole number", bool: "true or false", _DATE: "a date (YYYY-MM-DD)"}
+
+
+def unknown_options(names: Iterable[str], known: Iterable[str]) -> None:
+    """Refuse option names that are not ``known``, suggesting the nearest (``court`` -> ``courts``)."""
+    import difflib
+
+    known = sorted(known)
+    for name in names:
+        if name not in known:
+            near = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean {near[0]!r}? " if near else ""
+            raise BadValueError(f"unknown search option {name!r}: {hint}the options are {', '.join(known)}")
 
 
 @dataclass(frozen=True)
@@ -123,14 +176,15 @@ class FilterOptions:
 
     courts: tuple[str, ...] = ()
     judges: tuple[str, ...] = ()
-    date_from: str | None = None
-    date_to: str | None = None
+    date_from: str | dt.date | None = None  # YYYY, YYYY-MM or YYYY-MM-DD, or a date
+    date_to: str | dt.date | None = None
     roles: tuple[str, ...] = ()
     role_mode: RoleMode | None = None
 
     def __post_init__(self) -> None:
         for name in ("courts", "judges", "roles"):
-            object.__setattr__(self, name, _texts(getattr(self, name)))
+            object.__setattr__(self, name, texts(getattr(self, name), name))
+        check_types(self, {"date_from": _DATE, "date_to": _DATE})
         if self.role_mode is not None:
             object.__setattr__(self, "role_mode", choice(RoleMode, self.role_mode, "role_mode"))
 
@@ -174,6 +228,9 @@ class SearchOptions(FilterOptions):
         object.__setattr__(self, "ranking", choice(RankingMode, self.ranking, "ranking"))
         object.__setattr__(self, "fusion", choice(FusionMethod, self.fusion, "fusion"))
         object.__setattr__(self, "expand", expansions(self.expand))
+        check_types(self, {**dict.fromkeys(("size", "page", "candidates", "rerank_top", "explain_top", "provisions"),
+                                           int),
+                           **dict.fromkeys(("rerank", "explain", "facets", "highlight", "plain"), bool)})
         check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
                      explain_top=self.explain_top, provisions=self.provisions)
 
@@ -187,3 +244,23 @@ class SearchOptions(FilterOptions):
                 "candidates": self.candidates, "rerank": self.rerank, "rerank_top": self.rerank_top,
                 "explain": self.explain, "explain_top": self.explain_top, "expand": self.expand,
                 "provisions": self.provisions, "facets": self.facets, "highlight": self.highlight}
+
+
+OPTION_NAMES: frozenset[str] = frozenset(f.name for f in dataclasses.fields(SearchOptions))
+
+
+def merge_options(options: FilterOptions | None, changes: Mapping[str, Any],
+                  extras: Iterable[str] = ()) -> tuple[SearchOptions, dict[str, Any]]:
+    """``options`` (default: ``ratio search``'s) with keyword ``changes`` applied, validated, and the changes that
+    are not options but named in ``extras`` (a client's own keywords) set apart. Any other name is refused
+    with the nearest option suggested, so ``court="..."`` is an error rather than a keyword nobody reads."""
+    extras = set(extras)
+    unknown_options(changes, OPTION_NAMES | extras)
+    if options is None:
+        base: dict[str, Any] = {}
+    elif isinstance(options, FilterOptions):
+        base = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+    else:
+        raise BadValueError(f"options must be a SearchOptions, not {type(options).__name__}")
+    merged = SearchOptions(**{**base, **{k: v for k, v in changes.items() if k in OPTION_NAMES}})
+    return merged, {k: v for k, v in changes.items() if k in extras}

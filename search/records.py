@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["HIT_FIELDS", "JUDGMENT_FIELDS", "ChunkHit", "JudgmentChunks", "MatchKind", "StoredJudgment", "roll_up"]
+__all__ = ["HIT_FIELDS", "JUDGMENT_FIELDS", "ChunkHit", "JudgmentChunks", "MatchKind", "StoredJudgment", "roll_up",
+           "stored_date"]
 
 # Every field of a ``judgments`` document that the read path decodes (the vector never leaves the index).
 JUDGMENT_FIELDS: tuple[str, ...] = (
@@ -52,7 +53,7 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value)
 
 
-def _date(value: Any) -> dt.date | None:
+def stored_date(value: Any) -> dt.date | None:
     """The stored ``decision_date`` (``strict_date`` or ``strict_date_optional_time``) as a date."""
     if not value:
         return None
@@ -85,7 +86,7 @@ class StoredJudgment:
             raise ValueError("a stored judgment needs its judgment_id (in the source or as the document id)")
         summary = {k: v for k, v in (source.get("summary") or {}).items() if k not in _HIDDEN_SUMMARY}
         return cls(judgment_id=str(identifier), title=source.get("title"), court=source.get("court"),
-                   decision_date=_date(source.get("decision_date")), judges=_strings(source.get("judges")),
+                   decision_date=stored_date(source.get("decision_date")), judges=_strings(source.get("judges")),
                    case_number=source.get("case_number"), citations=_strings(source.get("citations")),
                    cited_judgments=_strings(source.get("cited_judgments")),
                    cited_provisions=_strings(source.get("cited_provisions")), summary=summary,

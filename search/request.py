@@ -44,6 +44,7 @@ from search.options import (
     check_counts,
     choice,
     expansions,
+    texts,
 )
 from search.syntax import (
     DateRange,
@@ -162,6 +163,8 @@ class SearchRequest:
     ) -> SearchRequest:
         """Parse ``text``, normalise explicit options the same way as fielded filters, merge both, classify
         the intent (``classify=False`` skips it) and validate. Raises a ``QueryError`` saying what to fix."""
+        courts, judges, roles = texts(courts, "courts"), texts(judges, "judges"), texts(roles, "roles")
+        cites, statutes = texts(cites, "cites"), texts(statutes, "statutes")
         parsed = parse_query(text) if text.strip() or not _any_filter(courts, judges, years, date_from, date_to,
                                                                       cites, statutes) else None
         option_roles: tuple[str, ...] = ()

@@ -23,6 +23,7 @@ from ratio.cli import (
     knn,
     llm,
     node,
+    read,
     search,
     serve,
     train_pairs,
@@ -31,12 +32,13 @@ from ratio.cli import (
 )
 from ratio.cli import eval as evaluation
 from ratio.cli.common import Context
+from ratio.cli.errors import RatioGroup
 from ratio.cli.options import connection_options
 
 __all__ = ["cli", "main"]
 
 
-@click.group("ratio")
+@click.group("ratio", cls=RatioGroup)
 @click.version_option(package_name="ratio", prog_name="ratio", message="%(prog)s %(version)s")
 @connection_options
 @click.pass_context
@@ -64,6 +66,9 @@ for command in (
     indices.status,
     index.index,
     search.search_command,
+    read.judgment_command,
+    read.explain_command,
+    read.provisions_command,
     ask.ask_command,
     cite.cite_check_command,
     alerts.alerts_group,

@@ -21,6 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ratio.cli.common import Context
+from ratio.cli.errors import as_ratio_error
 from ratio.cli.options import json_option
 from search.citecheck import MAX_TEXT_BYTES, CitationCheck, CitationReport, CitationTextError, check_citations
 from search.citecheck_lookup import CitationLookupError
@@ -103,7 +104,8 @@ def cite_check_command(ctx: Context, source: str, as_json: bool) -> None:
     except click.ClickException as exc:
         raise CheckFailed(exc.message) from exc
     except (CitationLookupError, OpenSearchException) as exc:
-        raise CheckFailed(f"the corpus could not be searched: {exc}") from exc
+        said = as_ratio_error(exc)  # a missing index, a node that is down: said in words, not as a repr
+        raise CheckFailed(f"the corpus could not be searched: {said.message if said else exc}") from exc
     if as_json:
         click.echo(json.dumps(report.as_dict(), indent=2))
     else:

@@ -67,9 +67,15 @@ connection_options = apply(
 
 
 # --------------------------------------------------------------------------- output
+def _note_json(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.meta["ratio.json"] = True  # ratio.cli.errors: errors are printed as JSON too
+    return value
+
+
 def json_option(help: str = "Print JSON.") -> Decorator:
-    """``--json`` (as ``as_json``): machine-readable output instead of tables."""
-    return click.option("--json", "as_json", is_flag=True, help=help)
+    """``--json`` (as ``as_json``): machine-readable output instead of tables, errors included."""
+    return click.option("--json", "as_json", is_flag=True, help=help, callback=_note_json)
 
 
 # --------------------------------------------------------------------------- models

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import html
-import json
 import re
-from dataclasses import asdict
 
 import click
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from backends.encoders import ModelError
 from ratio.cli.common import Context, configured_llm
 from ratio.cli.options import (
     encoder_option,
@@ -26,14 +23,12 @@ from ratio.cli.options import (
     reranker_option,
     role_options,
 )
-from ratio.encoders import search_encoders
-from search.errors import QueryError
-from search.execute import Searcher, SearchResult
+from ratio.client import Client, window_notes
+from ratio.web.service import to_page
+from search.execute import SearchResult
 from search.options import MAX_PROVISIONS, MAX_RERANK, MAX_SIZE, SearchOptions
-from search.ranking.model import RankerModelError
 from search.records import MatchKind
 from search.request import SearchRequest
-from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 
 SYNTAX_HELP = """Query syntax: words (ranked), "quoted phrases" (exact, no stemming), AND / OR / NOT, -word,
 parentheses, and filters court:"Supreme Court of India" judge:Sikri year:2001..2010 role:ratio
@@ -116,30 +111,22 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     """Search judgments: the learned ranker orders candidates from BM25 over reduced queries, citations and
     provisions by role, meaning and citation evidence; the fusion path (BM25 + k-NN over role chunks) runs where
     it cannot (a filter-only search, a role filter, --rerank, issue expansion), and the result says so."""
-    try:
-        options = SearchOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
-                                role_mode=role_mode, ranking=ranking, fusion=fusion, size=size, page=page,
-                                rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
-                                expand=expand, provisions=provisions, plain=plain)
-        request = SearchRequest.from_options(query, options)
-        query = request.text  # as searched (plain words with --plain), for the table's title
-    except QueryError as exc:
-        raise click.ClickException(str(exc)) from exc
-    client = ctx.client()
-    aliases = ctx.aliases()
-    try:
-        model, rescoring = search_encoders(client, aliases, encoder)
-    except ModelError as exc:
-        raise click.ClickException(str(exc)) from exc
-    scorer = (CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)) if rerank else None
+    options = SearchOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
+                            role_mode=role_mode, ranking=ranking, fusion=fusion, size=size, page=page,
+                            rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
+                            expand=expand, provisions=provisions, plain=plain)
+    request = SearchRequest.from_options(query, options)  # a QueryError says what to fix (ratio.cli.errors)
+    typed = query
+    query = request.text  # as searched (plain words with --plain), for the table's title
+    conn = ctx.settings()
     llm = configured_llm(llm_kind, llm_model, llm_url) if (expand or explain) else None
-    try:
-        result = Searcher(client, aliases, model, reranker=scorer, llm=llm, rerank_weight=rerank_weight,
-                          ranker=None if ranker_model == "off" else ranker_model).search(request)
-    except RankerModelError as exc:
-        raise click.ClickException(str(exc)) from exc
-    if as_json:
-        click.echo(json.dumps(asdict(result), indent=2, default=str))
+    client = Client(conn.url, user=conn.user, password=conn.password, verify_certs=conn.verify_certs,
+                    prefix=ctx.layout.prefix, encoder=encoder, reranker=reranker, rerank_weight=rerank_weight,
+                    llm=llm, ranker=None if ranker_model == "off" else ranker_model)
+    result = client.run(request)
+    if as_json:  # the API's shape: what GET /api/v1/search answers for the same search
+        _, notes = window_notes(result, page, size, options.candidates)
+        click.echo(to_page(typed, result, page, None, notes).model_dump_json(indent=2))
         return
     Console().print(_table(query, result) if result.hits else escape(no_match(request.text)))
     expansion = result.expansion

@@ -15,6 +15,7 @@ from typing import Annotated, Any, TypeVar
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
+from ratio.errors import NotFoundError  # an id the corpus does not hold: the app answers 404
 from ratio.web.offload import with_deadline
 from ratio.web.schemas import (
     ErrorResponse,
@@ -60,8 +61,6 @@ async def heavy(request: Request, func: Callable[..., T], *args: Any) -> T:
     return await with_deadline(request.app.state.heavy_timeout, func, *args)
 
 
-class NotFoundError(LookupError):
-    """An id the corpus does not hold (the app turns it into a 404)."""
 
 
 @router.get("/health", response_model=Health, tags=["status"])

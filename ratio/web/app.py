@@ -35,6 +35,7 @@ from starlette.exceptions import HTTPException
 import ratio
 from backends.webhooks import WebhookPolicy
 from ratio.client import Client
+from ratio.errors import NotFoundError, RatioError, from_opensearch
 from ratio.web import api, security
 from ratio.web.docs import install_docs
 from ratio.web.offload import CitationExtractor, DeadlineExceededError
@@ -95,13 +96,17 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
     async def query_error(request: Request, exc: QueryError) -> JSONResponse:
         return _error(400, "bad_query", str(exc))
 
-    @app.exception_handler(api.NotFoundError)
-    async def not_found(request: Request, exc: api.NotFoundError) -> JSONResponse:
-        return _error(404, "not_found", str(exc.args[0]) if exc.args else "not found")
+    @app.exception_handler(RatioError)
+    async def ratio_error(request: Request, exc: RatioError) -> JSONResponse:
+        # ratio.NotFoundError (404), UnavailableError (503), ...: each says its own code and status
+        if exc.status >= 500:
+            log.warning("%s: %s", exc.code, exc.message)
+        return _error(exc.status, exc.code, exc.message or exc.code)
 
     @app.exception_handler(OSNotFoundError)
     async def missing(request: Request, exc: OSNotFoundError) -> JSONResponse:
-        return _error(404, "not_found", "no such item in the corpus (or its index is missing)")
+        error = from_opensearch(exc) or NotFoundError("no such item in the corpus")
+        return _error(error.status, error.code, error.message)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -4,22 +4,40 @@
 environment (:meth:`ratio.settings.ServerSettings.export`) and gives uvicorn this import string; each worker
 builds its own client and app from them. Running uvicorn (or gunicorn with uvicorn workers) by hand works
 the same way once ``RATIO_SERVE_CONFIG`` is set, which is what ``ratio serve`` writes.
+
+Each worker loads its models here, before uvicorn binds the port (:meth:`ratio.Client.load_models`), saying on
+stderr what it loads: the first search then costs what any search does, not a model load.
 """
 
 from __future__ import annotations
+
+import sys
 
 from fastapi import FastAPI
 
 from ratio import settings
 from ratio.client import Client
+from ratio.errors import RatioError
 from ratio.web.app import create_app
 
 
-def app_from_settings(config: settings.ServerSettings) -> FastAPI:
-    """The app ``config`` describes, with its own client."""
+def _say(message: str) -> None:
+    print(f"ratio: {message}", file=sys.stderr, flush=True)
+
+
+def app_from_settings(config: settings.ServerSettings, *, load_models: bool = True) -> FastAPI:
+    """The app ``config`` describes, with its own client, its models loaded (``load_models``; an index that is
+    missing is said and left to the health check, so the server still starts and can report it)."""
     client = Client(config.url, user=config.user, password=config.password, verify_certs=config.verify_certs,
                     prefix=config.prefix, reranker=config.reranker, rerank_weight=config.rerank_weight,
                     llm=config.llm_settings())
+    if load_models:
+        try:
+            seconds = client.load_models(_say)
+        except RatioError as exc:
+            _say(f"models not loaded ({exc.message}); they load on the first search")
+        else:
+            _say(f"models loaded in {seconds:.1f} s")
     return create_app(client, api_key=config.api_key, cors_origins=config.cors_origins, pages=config.pages,
                       rate_limit=config.rate_limit, heavy_timeout=config.heavy_timeout,
                       webhooks=config.webhooks().policy())

@@ -12,24 +12,23 @@ import csv
 import hashlib
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from opensearchpy.exceptions import NotFoundError, OpenSearchException
+from opensearchpy.exceptions import NotFoundError as MissingDocument
 
 from legal.statutes import display_label, label_provision
-from ratio.client import Client
+from ratio.client import Client, window_notes
+from ratio.errors import IndexNotFoundError, NotFoundError
 from ratio.web.schemas import SearchPage, SearchParams
-from search.browse import ExploreView, JudgmentView, explore, judgment_view
-from search.citation_graph import GraphCache
+from search.browse import ExploreView, JudgmentView
 from search.errors import BadValueError
 from search.execute import SearchResult
 from search.explain import Explanation
-from search.provisions import CitingJudgments, ProvisionHit, citing_judgments, find_provisions
+from search.provisions import CitingJudgments, ProvisionHit, citing_judgments
 from search.request import SearchRequest
 
 EXPORT_LIMIT = 1_000
-REQUIRED_INDICES = ("judgments", "chunks", "provisions")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CSV_COLUMNS = ("rank", "judgment_id", "title", "court", "decision_date", "judges", "score", "best_role",
                "best_passage", "link")
@@ -88,23 +87,22 @@ class Service:
     """The operations behind the API and the pages, over one :class:`ratio.Client`."""
 
     client: Client
-    _graphs: GraphCache | None = field(default=None, init=False, repr=False)
 
     def search(self, params: SearchParams) -> SearchPage:
         page = decode_cursor(params)
         request = build_request(params, page)
         result = self.client.searcher.search(request)
-        more = result.judgments_found > page * params.size and (page + 1) * params.size <= params.candidates
-        notes = []
-        if result.judgments_found > page * params.size and not more:
-            notes.append(f"the ranked window of {params.candidates} chunks ends here: raise candidates (up to "
-                         "the API's limit) or narrow the query to see more")
+        more, notes = window_notes(result, page, params.size, params.candidates)
         return to_page(params.q, result, page, encode_cursor(params, page + 1) if more else None, notes)
 
     def judgment(self, judgment_id: str) -> JudgmentView | None:
-        if self._graphs is None:  # the citation graph, kept between pages ("cites" and "cited by" read it)
-            self._graphs = GraphCache(self.client.client, self.client.aliases["judgments"])
-        return judgment_view(self.client.client, self.client.aliases, judgment_id, self._graphs.graph())
+        """The judgment's view, None for an id the corpus does not hold (a missing index raises)."""
+        try:
+            return self.client.judgment(judgment_id)
+        except IndexNotFoundError:
+            raise
+        except NotFoundError:
+            return None
 
     def judgment_exists(self, judgment_id: str) -> bool:
         return bool(self.client.client.exists(index=self.client.aliases["judgments"], id=judgment_id))
@@ -118,7 +116,7 @@ class Service:
         try:
             found = self.client.client.get(index=self.client.aliases["provisions"], id=provision_id,
                                            params={"_source_excludes": "vector"})
-        except NotFoundError:
+        except MissingDocument:
             return None
         provision = {"provision_id": provision_id, **found["_source"]}
         if not provision.get("act"):
@@ -136,17 +134,13 @@ class Service:
         return citing_judgments(self.client.client, self.client.aliases["judgments"], keys, size)
 
     def explore(self, params: SearchParams) -> ExploreView:
-        request = build_request(params, facets=False) if params.q.strip() or _has_filters(params) else None
-        return explore(self.client.client, self.client.aliases["chunks"], request)
+        return self.client.explore(params.q, params.options())
 
     def explain(self, query: str, judgment_id: str) -> Explanation:
         return self.client.explain(query, judgment_id)
 
     def provisions(self, query: str, size: int) -> list[ProvisionHit]:
-        request = SearchRequest.from_query(query, classify=False)
-        text = request.semantic_text or query
-        return list(find_provisions(self.client.client, self.client.aliases["provisions"], self.client.encoder,
-                                    [text], size=size))
+        return self.client.provisions(query, size)
 
     def export_csv(self, params: SearchParams, limit: int) -> str:
         """The ranked judgments of a search as CSV, up to ``limit`` rows (pages of 100 inside one window)."""
@@ -162,8 +156,9 @@ class Service:
             for hit in result.hits:
                 rank += 1
                 best = hit.passages[0]
+                date = hit.decision_date.isoformat() if hit.decision_date else ""
                 writer.writerow([rank] + [csv_cell(v) for v in (
-                    hit.judgment_id, hit.title or "", hit.court or "", hit.decision_date or "", "; ".join(hit.judges))]
+                    hit.judgment_id, hit.title or "", hit.court or "", date, "; ".join(hit.judges))]
                     + [f"{hit.score:.4f}", csv_cell(best.role), csv_cell(" ".join(best.text.split())[:300]),
                        csv_cell(f"/judgments/{hit.judgment_id}")])
                 if rank >= limit:
@@ -174,29 +169,7 @@ class Service:
         return out.getvalue()
 
     def health(self) -> dict[str, Any]:
-        try:
-            health = self.client.client.cluster.health()
-            version = self.client.client.info()["version"]["number"]
-        except (OpenSearchException, ConnectionError) as exc:
-            return {"status": "unavailable", "message": f"OpenSearch at {self.client.connection.url} did not "
-                                                        f"answer: {type(exc).__name__}"}
-        counts: dict[str, int | None] = {}
-        missing = []
-        for kind, alias in self.client.aliases.items():
-            try:
-                counts[alias] = int(self.client.client.count(index=alias)["count"])
-            except OpenSearchException:
-                counts[alias] = None
-                if kind in REQUIRED_INDICES:  # saved searches are optional: created on the first save
-                    missing.append(alias)
-        status = "ok" if health["status"] != "red" and not missing else "degraded"
-        message = f"missing indices: {', '.join(missing)} (run 'ratio indices create')" if missing else None
-        return {"status": status, "opensearch": version, "cluster_status": health["status"], "indices": counts,
-                "message": message}
-
-
-def _has_filters(params: SearchParams) -> bool:
-    return bool(params.court or params.judge or params.date_from or params.date_to)
+        return self.client.health().model_dump()
 
 
 def to_page(query: str, result: SearchResult, page: int, next_cursor: str | None, notes: list[str]) -> SearchPage:

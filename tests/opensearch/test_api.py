@@ -8,7 +8,8 @@ import io
 import pytest
 from fastapi.testclient import TestClient
 
-from ratio.remote import RemoteClient, RemoteError
+from ratio.errors import NotFoundError
+from ratio.remote import RemoteClient
 from ratio.web import create_app
 from search.browse import JudgmentView
 from search.errors import QueryError
@@ -187,7 +188,7 @@ def test_remote_client_returns_the_same_objects(live_server: str, ratio_client) 
     assert remote.health().status == "ok"
     with pytest.raises(QueryError, match="never closes"):
         remote.search('"open quote')
-    with pytest.raises(RemoteError) as missing:
+    with pytest.raises(NotFoundError) as missing:  # tests/opensearch/test_client_parity.py: the same as Client's
         remote.judgment("does-not-exist")
     assert missing.value.status == 404
 

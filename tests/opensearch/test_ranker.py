@@ -122,13 +122,13 @@ def test_phrases_and_exclusions_hold_for_every_ranked_hit(ratio_client) -> None:
     result = ratio_client.search('"high court" appeal -dowry', size=20)
     assert result.ranking.startswith("ranker:") and result.hits
     for hit in result.hits:
-        text = ratio_client.judgment(hit.judgment_id).text.lower()
+        text = ratio_client.record(hit.judgment_id).text.lower()
         assert "high court" in " ".join(text.split()) and "dowry" not in text
 
 
 def test_no_match_is_an_answer(ratio_client) -> None:
     result = ratio_client.search('"zqxj unheard of phrase"')
-    assert result.hits == () and result.judgments_found == 0
+    assert result.hits == [] and result.judgments_found == 0
 
 
 def test_fallback_says_why(ratio_client) -> None:

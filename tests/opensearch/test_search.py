@@ -8,6 +8,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from search.execute import Searcher
+from search.options import SearchOptions
 from search.request import SearchRequest
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019"
@@ -65,21 +66,24 @@ def test_fielded_filters_apply_inside_both_parts(client: OpenSearch, aliases, en
     searcher = Searcher(client, aliases, encoder)
     result = searcher.search(SearchRequest.from_query(f"year:1950..1979 {QUERIES[2]}", size=10))
     assert result.hits
-    assert all(h.decision_date and 1950 <= int(h.decision_date[:4]) <= 1979 for h in result.hits)
+    assert all(h.decision_date and 1950 <= h.decision_date.year <= 1979 for h in result.hits)
 
 
 def test_client_reranks_explains_and_fetches_judgments(opensearch_settings, aliases, encoder) -> None:
     from ratio import Client
 
     client = Client(opensearch_settings.url, prefix=aliases["chunks"].removesuffix("-chunks"), encoder=encoder)
-    result = client.search(QUERIES[0], size=3, rerank=True, rerank_top=20, explain=True)
-    assert result.rerank_ms is not None and len(result.hits) == 3
-    for hit in result.hits:
+    page = client.search(QUERIES[0], size=3, rerank=True, rerank_top=20, explain=True)
+    result = client.run(SearchRequest.from_options(QUERIES[0], SearchOptions(size=3, rerank=True, rerank_top=20,
+                                                                             explain=True)))
+    assert result.rerank_ms is not None and len(result.hits) == len(page.hits) == 3
+    for hit in page.hits:
         assert hit.explanation is not None
         assert hit.explanation.sentence in " ".join(hit.passages[0].text.split())
-    record = client.judgment("C1")
+    record = client.record("C1")
     assert record.title == "Masud Khan v State Of Uttar Pradesh" and record.decision_date.year == 1973
     assert record.text.startswith("Masud Khan v State Of Uttar Pradesh")
+    assert client.judgment("C1").decision_date == record.decision_date
     assert "Supreme Court of India" in {f["key"] for f in client.facets(QUERIES[1])["court"]}
     why = client.explain('statute:"s. 409 IPC" public servant misappropriated property', "C7")
     assert why.text and why.sentence

@@ -331,7 +331,8 @@ def test_the_remote_client_does_not_repeat_a_request_that_passed_the_deadline(ra
 
     import uvicorn
 
-    from ratio.remote import RemoteClient, RemoteError
+    from ratio.errors import UnavailableError
+    from ratio.remote import RemoteClient
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -351,7 +352,7 @@ def test_the_remote_client_does_not_repeat_a_request_that_passed_the_deadline(ra
     try:
         # explore: aggregations only, so the abandoned work is an OpenSearch call (a search would leave the
         # encoder running in a thread as the test session ends)
-        with pytest.raises(RemoteError) as caught:
+        with pytest.raises(UnavailableError) as caught:
             RemoteClient(f"http://127.0.0.1:{port}").explore(QUERY)
         assert caught.value.status == 503 and caught.value.code == "deadline_exceeded"
         assert calls.count("/api/v1/explore") == 1

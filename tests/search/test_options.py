@@ -14,7 +14,7 @@ def test_choices_become_enums() -> None:
     options = SearchOptions(role_mode="filter", roles=["ratio"], fusion="rrf", expand="Issues, provisions")
     assert options.role_mode is RoleMode.FILTER and options.fusion is FusionMethod.RRF
     assert options.expand == (ExpansionKind.ISSUES, ExpansionKind.PROVISIONS)
-    assert options.roles == ("ratio",) and FilterOptions(courts="Supreme Court").courts == ("Supreme Court",)
+    assert options.roles == ("ratio",) and FilterOptions(courts=["Supreme Court"]).courts == ("Supreme Court",)
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -23,6 +23,13 @@ def test_choices_become_enums() -> None:
     ({"expand": ["issues", "facts"]}, "expand takes issues, provisions, not 'facts'"),
     ({"size": 0}, "size must be between 1 and 100"),
     ({"page": 3, "size": 50}, "page 3 of 50 needs 150 candidates"),
+    # a lone string where a list belongs was read as one value here, as its characters by SearchRequest
+    ({"courts": "Supreme Court"}, r"courts takes a list of values, not the string 'Supreme Court': write "
+                                  r"courts=\['Supreme Court'\]"),
+    ({"judges": [1]}, "judges takes strings, not 1"),
+    ({"size": "10"}, "size must be a whole number, not '10'"),
+    ({"explain": "yes"}, "explain must be true or false"),
+    ({"date_from": 2001}, "date_from must be a date"),
 ])
 def test_a_bad_option_says_what_is_allowed(kwargs: dict, message: str) -> None:
     with pytest.raises(BadValueError, match=message):
@@ -51,3 +58,24 @@ def test_plain_reads_the_text_as_words() -> None:
     request = SearchRequest.from_options('court:"X" -dowry AND death', SearchOptions(plain=True))
     assert request.filters.empty and request.text == SearchOptions(plain=True).query_text('court:"X" -dowry AND death')
     assert SearchRequest.from_options('court:"X" death').filters.courts == ("X",)
+
+
+def test_options_merge_keywords_and_refuse_unknown_names() -> None:
+    from search.options import merge_options
+
+    merged, extras = merge_options(SearchOptions(size=5), {"courts": ["X"], "cites": ["AIR 1985 SC 900"]},
+                                   extras=("cites",))
+    assert merged == SearchOptions(size=5, courts=("X",)) and extras == {"cites": ["AIR 1985 SC 900"]}
+    with pytest.raises(BadValueError, match="unknown search option 'court': did you mean 'courts'"):
+        merge_options(None, {"court": ["X"]})
+    with pytest.raises(BadValueError, match="unknown search option 'cites'"):
+        merge_options(None, {"cites": ["X"]})  # a client without request extras (RemoteClient)
+
+
+def test_a_string_for_a_list_is_an_error_in_the_request_too() -> None:
+    from search.request import SearchRequest
+
+    with pytest.raises(BadValueError, match="courts takes a list"):
+        SearchRequest.from_query("murder", courts="Supreme Court")  # was ('S', 'u', 'p', ...): 0 hits
+    with pytest.raises(BadValueError, match="cites takes a list"):
+        SearchRequest.from_query("murder", cites="AIR 1985 SC 900")

@@ -1,0 +1,82 @@
+"""How a command fails: one line for people, ``{"error": {"code", "message"}}`` for machines, never a traceback
+for a mistake a user can fix.
+
+:class:`RatioGroup` (the ``ratio`` group's class) turns Ratio's errors (:mod:`ratio.errors`), OpenSearch's
+(a missing index, a node that is down, refused credentials) and the model loaders' into :class:`CommandError`.
+Under ``--json`` (:func:`ratio.cli.options.json_option` notes it in the context's shared ``meta``) every error,
+click's own included, is printed as the REST API prints it, on stdout, with a non-zero exit. What is left, an
+exception nobody expected, is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+__all__ = ["JSON_KEY", "CommandError", "RatioGroup", "as_ratio_error"]
+
+JSON_KEY = "ratio.json"  # ctx.meta key: the command asked for JSON
+
+
+class CommandError(click.ClickException):
+    """A failed command, said in one line (or as the API's error JSON)."""
+
+    def __init__(self, message: str, code: str = "error", as_json: bool = False, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.code, self.as_json, self.exit_code = code, as_json, exit_code
+
+    def show(self, file: Any = None) -> None:
+        if self.as_json:
+            click.echo(json.dumps({"error": {"code": self.code, "message": self.format_message()}}, indent=2))
+        else:
+            click.echo(f"Error: {' '.join(self.format_message().split())}", err=True)
+
+
+def as_ratio_error(exc: BaseException) -> Any:
+    """``exc`` as a Ratio error (``code`` and ``message``) when it is one a user can act on, else None."""
+    from opensearchpy.exceptions import OpenSearchException, TransportError
+
+    from ratio.errors import RatioError, from_opensearch
+
+    if isinstance(exc, RatioError):
+        return exc
+    if isinstance(exc, OpenSearchException):
+        translated = from_opensearch(exc)
+        if translated is not None:
+            return translated
+        if isinstance(exc, TransportError) and isinstance(exc.status_code, int):
+            return RatioError(f"OpenSearch refused the request ({exc.status_code} {exc.error})",
+                              code="opensearch_error", status=502)
+        return None
+    from backends.encoders import ModelError
+    from backends.llm import LLMError
+    from search.ranking.model import RankerModelError
+
+    if isinstance(exc, ModelError | LLMError | RankerModelError):
+        return RatioError(str(exc), code="model_error")
+    return None
+
+
+class RatioGroup(click.Group):
+    """A click group whose commands fail in one line (see the module docstring)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # noted now too: a bad value parsed before --json would otherwise be reported as text
+        if "--json" in [*getattr(ctx, "_protected_args", ()), *ctx.args]:
+            ctx.meta[JSON_KEY] = True
+        try:
+            return super().invoke(ctx)
+        except CommandError:
+            raise
+        except click.ClickException as exc:
+            if ctx.meta.get(JSON_KEY):
+                code = "usage_error" if isinstance(exc, click.UsageError) else "error"
+                raise CommandError(exc.format_message(), code, True, exc.exit_code) from exc
+            raise
+        except Exception as exc:
+            error = as_ratio_error(exc)
+            if error is None:
+                raise
+            raise CommandError(str(error.message or error), error.code, bool(ctx.meta.get(JSON_KEY))) from exc
