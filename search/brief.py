@@ -147,8 +147,8 @@ def _matching_sentences(sentences: Sequence[tuple[str, frozenset[str]]],
     need = 1 if len(wanted) == 1 else 2
     scored = sorted(((len(wanted & found), i) for i, (_, found) in enumerate(sentences)), key=lambda x: (-x[0], x[1]))
     chosen = [i for count, i in scored if count >= need][:MAX_ITEMS]
-    held = set().union(*(sentences[i][1] for i in chosen)) if chosen else set()
     shown = tuple(_cut(sentences[i][0]) for i in sorted(chosen))
+    held = {w.lower() for item in shown for w in _WORD.findall(item)}  # what the shown (cut) sentences hold
     return shown, tuple(w for w in words if w in held)
 
 
