@@ -152,7 +152,7 @@ def _matching_sentences(sentences: Sequence[tuple[str, frozenset[str]]],
     return shown, tuple(w for w in words if w in held)
 
 
-def _cut(text: str, words: int = 60) -> str:
+def _cut(text: str, words: int = 40) -> str:
     parts = text.split()
     return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
 
