@@ -26,6 +26,7 @@ from starlette.formparsers import MultiPartException
 
 from ratio.briefs import MAX_BRIEF_BYTES, MAX_UPLOAD_BYTES, BriefError, read_brief, validate_brief
 from ratio.web.offload import DeadlineExceededError, with_deadline
+from ratio.web.passages import highlight_words, passage_link
 from ratio.web.schemas_brief import MAX_DOCUMENT_SIZE, DocumentOptions
 from search.brief import BriefResult
 from search.errors import QueryError
@@ -43,8 +44,14 @@ def more_like_url(judgment_id: str) -> str:
     return f"/brief?like={quote(judgment_id, safe='')}"
 
 
+def _passage_link(judgment_id: str, passage: Any) -> str:
+    """The judgment opened at the passage, its highlighted words marked (as the search page links it)."""
+    return passage_link(judgment_id, getattr(passage, "sentence_start", None), highlight_words(passage.highlights))
+
+
 def _render(request: Request, context: dict[str, Any], status: int = 200) -> HTMLResponse:
-    base = {"mark": Markup, "more_like_url": more_like_url, "part_titles": PART_TITLES, "max_size": MAX_DOCUMENT_SIZE,
+    base = {"mark": Markup, "passage_link": _passage_link, "more_like_url": more_like_url, "part_titles": PART_TITLES,
+            "max_size": MAX_DOCUMENT_SIZE,
             "max_upload": MAX_UPLOAD_BYTES, "max_brief": MAX_BRIEF_BYTES, "options": DocumentOptions(),
             "text": "", "result": None, "error": None, "like": None}
     return templates.TemplateResponse(request, "brief.html", {**base, **context}, status_code=status)
