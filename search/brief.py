@@ -129,10 +129,11 @@ def brief_request(text: str, *, courts: Sequence[str] = (), date_from: str | Non
 
 
 def _marked_words(highlights: Sequence[str]) -> tuple[str, ...]:
-    """The distinct words OpenSearch highlighted in a passage (lower case, in order)."""
+    """The distinct words OpenSearch highlighted in a passage (lower case, in order), numbers left out."""
     words = [html.unescape(w).lower() for fragment in highlights for m in _MARK.finditer(fragment)
              for w in _WORD.findall(html.unescape(m.group(1)))]
-    return tuple(dict.fromkeys(words))
+    # numbers and two-letter tokens (dates, "rs") match everywhere: they would pick the brief's sentences by chance
+    return tuple(dict.fromkeys(w for w in words if len(w) > 2 and not w.isdigit()))
 
 
 def _brief_sentences(text: str) -> list[tuple[str, frozenset[str]]]:

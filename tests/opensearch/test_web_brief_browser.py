@@ -26,7 +26,8 @@ def _fact_pattern() -> str:
 
 def test_a_pasted_brief_returns_results_with_matched_parts(page) -> None:
     page.goto("/")
-    page.get_by_role("link", name="Search with a brief").click()
+    assert page.locator("section.intro a[href='/brief']").count() == 1  # beside the search box, and in the menu
+    page.get_by_role("navigation").get_by_role("link", name="Search with a brief").click()
     page.wait_for_url("**/brief")
     page.get_by_label("Brief text").fill(_fact_pattern())
     page.get_by_role("button", name="Search with this brief").click()
