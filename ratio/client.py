@@ -25,8 +25,9 @@ from ratio.encoders import query_encoder_name, search_encoders
 from ratio.errors import IndexNotFoundError, NotFoundError, UnavailableError, opensearch_errors
 from ratio.llm import open_llm
 from ratio.web.schemas import Health, SearchPage
+from ratio.web.schemas_brief import BriefPage
 from search.answer import Answer, Answerer, AskOptions, ask
-from search.brief import BriefResult, brief_request, search_brief
+from search.brief import brief_request, search_brief
 from search.browse import ExploreView, JudgmentView, explore, judgment_view
 from search.citation_graph import GraphCache
 from search.citecheck import CitationReport, check_citations
@@ -298,13 +299,16 @@ class Client:
         return [StoredJudgment.from_source(d["_source"], d["_id"]) for d in docs if d.get("found")]
 
     def search_brief(self, text: str, size: int = 10, *, exclude: str | None = None, courts: Sequence[str] = (),
-                     date_from: str | None = None, date_to: str | None = None) -> BriefResult:
+                     date_from: str | None = None, date_to: str | None = None, source: str = "text") -> BriefPage:
         """:meth:`search_by_document`'s judgments as search hits (best passages, highlighted), each with the
         parts of the brief it matched: provisions and precedents cited by both, the brief's citation contexts
-        that found it, the brief's sentences matching its facts or issues (:mod:`search.brief`)."""
+        that found it, the brief's sentences matching its facts or issues (:mod:`search.brief`). The answer is
+        the API's (``POST /api/v1/search/document``), as ``RemoteClient.search_brief`` returns it; ``source``
+        says how the brief came (text, txt, pdf)."""
         with opensearch_errors(self.connection.url):
-            return search_brief(self.searcher, text, size=size, courts=courts, date_from=date_from,
-                                date_to=date_to, exclude=exclude)
+            result = search_brief(self.searcher, text, size=size, courts=courts, date_from=date_from,
+                                  date_to=date_to, exclude=exclude)
+        return BriefPage.of(result, source, len(text))
 
     def ask(self, question: str, *, mode: str = "auto", parametric: bool = True,
             options: AskOptions | None = None, on_event: Any = None) -> Answer:

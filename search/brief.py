@@ -269,7 +269,7 @@ def search_brief(searcher: Searcher, text: str, *, size: int = 10, courts: Seque
             evidence = ranker_evidence(judged.contributions, judged.features, judged.meta, profile).phrases
         by_words = any(row[3] for row in passages.get(doc, ()))
         hits.append(BriefHit(judgment_id=doc, score=scores[doc], title=judgment.title, court=judgment.court,
-                             decision_date=judgment.date_text, judges=judgment.judges, passages=shown,
+                             decision_date=judgment.decision_date, judges=judgment.judges, passages=shown,
                              match=MatchKind.WORDS if by_words or not shown else MatchKind.MEANING,
                              matched=matched_parts(profile, judged, shown, sentences, contexts), evidence=evidence))
     brief = BriefProfile(len(as_plain_text(text).split()))

@@ -18,7 +18,6 @@ from rich.table import Table
 
 from ratio.briefs import read_brief_file
 from ratio.web.schemas_brief import BriefPage
-from search.brief import BriefResult
 
 if TYPE_CHECKING:
     from ratio.client import Client
@@ -30,14 +29,14 @@ PART_TITLES = {"provisions": "provisions", "precedents": "precedents", "cited_by
 
 
 def document_search(client: Client, path: str, *, size: int, courts: Sequence[str], date_from: str | None,
-                    date_to: str | None, exclude: str | None) -> tuple[BriefResult, str]:
-    """The brief in ``path`` searched with, and its text."""
+                    date_to: str | None, exclude: str | None) -> BriefPage:
+    """The brief in ``path`` searched with (the API's answer for it)."""
     text = read_brief_file(path)
-    return client.search_brief(text, size, courts=courts, date_from=date_from, date_to=date_to,
-                               exclude=exclude), text
+    return client.search_brief(text, size, courts=courts, date_from=date_from, date_to=date_to, exclude=exclude,
+                               source="pdf" if path.lower().endswith(".pdf") else "txt")
 
 
-def _parts(result: BriefResult, rank: int) -> str:
+def _parts(result: BriefPage, rank: int) -> str:
     hit = result.hits[rank]
     lines = []
     for part in hit.matched:
@@ -51,10 +50,9 @@ def _parts(result: BriefResult, rank: int) -> str:
     return "\n".join(lines) or "[dim]no part of the brief in particular (placed by meaning and citations)[/dim]"
 
 
-def print_brief_result(path: str, result: BriefResult, characters: int, as_json: bool) -> None:
+def print_brief_result(path: str, result: BriefPage, as_json: bool) -> None:
     if as_json:  # the API's shape: what POST /api/v1/search/document answers for the same brief
-        source = "pdf" if path.lower().endswith(".pdf") else "txt"
-        click.echo(BriefPage.of(result, source, characters).model_dump_json(indent=2))
+        click.echo(result.model_dump_json(indent=2))
         return
     if not result.hits:
         click.echo(f"No judgment matches the brief {path!r}.")

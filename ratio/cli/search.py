@@ -192,6 +192,6 @@ def _document_command(ctx: Context, document: str, encoder: str | None, ranker_m
     client = Client(conn.url, user=conn.user, password=conn.password, verify_certs=conn.verify_certs,
                     prefix=ctx.layout.prefix, encoder=encoder, llm=None,
                     ranker=None if ranker_model == "off" else ranker_model)
-    result, text = document_search(client, document, size=size, courts=courts, date_from=date_from,
-                                   date_to=date_to, exclude=exclude)
-    print_brief_result(document, result, len(text), as_json)
+    result = document_search(client, document, size=size, courts=courts, date_from=date_from, date_to=date_to,
+                             exclude=exclude)
+    print_brief_result(document, result, as_json)

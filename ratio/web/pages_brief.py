@@ -25,10 +25,10 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
 from ratio.briefs import MAX_BRIEF_BYTES, MAX_UPLOAD_BYTES, BriefError, read_brief, validate_brief
+from ratio.errors import NotFoundError, RatioError
 from ratio.web.offload import DeadlineExceededError, with_deadline
 from ratio.web.passages import highlight_words, passage_link
-from ratio.web.schemas_brief import MAX_DOCUMENT_SIZE, DocumentOptions
-from search.brief import BriefResult
+from ratio.web.schemas_brief import MAX_DOCUMENT_SIZE, BriefPage, DocumentOptions
 from search.errors import QueryError
 
 __all__ = ["more_like_url", "router"]
@@ -65,7 +65,7 @@ def _options(raw: dict[str, Any]) -> DocumentOptions:
         raise BriefError(problems) from None
 
 
-async def _search(request: Request, text: str, options: DocumentOptions) -> BriefResult:
+async def _search(request: Request, text: str, options: DocumentOptions) -> BriefPage:
     client = request.app.state.service.client
     search = partial(client.search_brief, exclude=options.exclude, courts=options.court,
                      date_from=options.date_from, date_to=options.date_to)
@@ -81,10 +81,14 @@ async def brief_form(request: Request) -> HTMLResponse:
     timeout = request.app.state.heavy_timeout
     try:
         if len(like) > 512:
-            raise OSNotFoundError(404, "not_found", {})
-        judgment = await with_deadline(timeout, client.judgment, like)
-    except OSNotFoundError:
+            raise NotFoundError(f"the corpus has no judgment {like[:60]!r}...")
+        judgment = await with_deadline(timeout, client.record, like)  # its stored text, the brief
+    except (NotFoundError, OSNotFoundError):
         return _render(request, {"error": f"The corpus has no judgment {like!r}."}, 404)
+    except RatioError as exc:  # an id OpenSearch refuses, an unreachable cluster: said, never a 500
+        return _render(request, {"error": exc.message or exc.code}, exc.status)
+    except DeadlineExceededError as exc:
+        return _render(request, {"error": str(exc)}, 503)
     options = DocumentOptions(exclude=like)
     try:
         result = await _search(request, judgment.text or judgment.title or like, options)

@@ -84,7 +84,7 @@ def test_matched_parts_are_what_the_ranking_saw(api: TestClient) -> None:
 
 
 def test_a_judgment_as_its_own_brief_and_excluded(api: TestClient, ratio_client) -> None:
-    text = ratio_client.judgment("C1").text
+    text = ratio_client.record("C1").text
     assert _ids(api.post(ROUTE, json={"text": text, "size": 5}))[0] == "C1"
     without = api.post(ROUTE, json={"text": text, "size": 10, "exclude": "C1"})
     assert "C1" not in _ids(without) and len(_ids(without)) >= 5
@@ -149,13 +149,18 @@ def test_the_route_is_in_the_spec_with_both_bodies(api: TestClient) -> None:
     assert {"413", "415", "422"} <= set(operation["responses"])
 
 
-def test_remote_client_equals_the_api(live_server: str, api: TestClient) -> None:
+def test_remote_client_equals_the_api(live_server: str, api: TestClient, ratio_client) -> None:
     remote = RemoteClient(live_server)
     page = remote.search_by_document(BRIEF, size=4, exclude="C99")
     assert isinstance(page, BriefPage) and isinstance(page.hits[0], BriefHit)
     direct = BriefPage.model_validate(api.post(ROUTE, json={"text": BRIEF, "size": 4, "exclude": "C99"}).json())
     assert page.model_dump(exclude={"took_ms"}) == direct.model_dump(exclude={"took_ms"})
     assert "C99" not in [h.judgment_id for h in page.hits]
+    # one object model: the local client answers the same page
+    local = ratio_client.search_brief(BRIEF, 4, exclude="C99")
+    assert isinstance(local, BriefPage)
+    assert local.model_dump(exclude={"took_ms"}) == remote.search_brief(BRIEF, 4, exclude="C99").model_dump(
+        exclude={"took_ms"})
 
 
 def test_remote_client_uploads_a_file(live_server: str, tmp_path: Path, ratio_client) -> None:
