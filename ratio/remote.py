@@ -13,7 +13,8 @@ backoff; a server that never answers is an ``UnavailableError``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import requests
@@ -21,6 +22,7 @@ from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponen
 
 from ratio.errors import RatioError, RemoteError, UnavailableError, from_response
 from ratio.web.schemas import ExplainResponse, Health, JudgmentView, ProvisionsResponse, SearchPage
+from ratio.web.schemas_brief import BriefPage
 from search.browse import ExploreView
 from search.errors import BadValueError
 from search.explain import Explanation
@@ -74,9 +76,10 @@ class RemoteClient:
     @retry(retry=retry_if_exception(_transient), stop=stop_after_attempt(3),
            wait=wait_exponential(multiplier=0.5, max=4), reraise=True)
     def _send(self, method: str, path: str, params: dict[str, Any] | None, json: dict[str, Any] | None,
-              accept: tuple[int, ...] = ()) -> requests.Response:
+              accept: tuple[int, ...] = (), data: dict[str, Any] | None = None,
+              files: dict[str, tuple[str, bytes]] | None = None) -> requests.Response:
         response = self.session.request(method, f"{self.base_url}/api/v1{path}", params=params, json=json,
-                                        timeout=self.timeout)
+                                        data=data, files=files, timeout=self.timeout)
         if response.ok or response.status_code in accept:
             return response
         try:
@@ -87,11 +90,12 @@ class RemoteClient:
         raise from_response(response.status_code, code, message)
 
     def _call(self, method: str, path: str, *, params: dict[str, Any] | None = None,
-              json: dict[str, Any] | None = None, raw: bool = False, accept: tuple[int, ...] = ()) -> Any:
+              json: dict[str, Any] | None = None, raw: bool = False, accept: tuple[int, ...] = (),
+              data: dict[str, Any] | None = None, files: dict[str, tuple[str, bytes]] | None = None) -> Any:
         """The answer's JSON (or text), or the Ratio error it stands for; ``accept``: statuses whose body is an
         answer, not an error (the health check's 503)."""
         try:
-            response = self._send(method, path, params, json, accept)
+            response = self._send(method, path, params, json, accept, data, files)
         except requests.Timeout as exc:
             raise UnavailableError(f"the Ratio server at {self.base_url} did not answer within {self.timeout:g} s",
                                    code="timeout") from exc
@@ -126,6 +130,32 @@ class RemoteClient:
             cursor = page.next_cursor
             if not cursor:
                 return
+
+    def search_by_document(self, document: str | Path, size: int = 10, *, exclude: str | None = None,
+                           courts: Sequence[str] = (), date_from: str | None = None,
+                           date_to: str | None = None) -> BriefPage:
+        """Precedents for a brief (``POST /api/v1/search/document``): ``document`` is the brief's text (a
+        ``str``) or a file to upload (a ``Path``: .txt or .pdf). The answer is the API's: judgments with their
+        passages and the parts of the brief each matched. A brief the server cannot read is a
+        Ratio error with its code and status (``empty_brief``, 400, is a ``QueryError``; ``unreadable_pdf`` 422)."""
+        if isinstance(courts, str):
+            raise BadValueError("courts must be a list of court names, not a string")
+        options: dict[str, Any] = {"size": size, "court": list(courts), "date_from": date_from,
+                                   "date_to": date_to, "exclude": exclude}
+        options = {k: v for k, v in options.items() if v not in (None, [])}
+        if isinstance(document, Path):
+            files = {"file": (document.name, document.read_bytes())}
+            data = self._call("POST", "/search/document", data=options, files=files)
+        else:
+            data = self._call("POST", "/search/document", json={"text": document, **options})
+        return BriefPage.model_validate(data)
+
+    def search_brief(self, document: str | Path, size: int = 10, *, exclude: str | None = None,
+                     courts: Sequence[str] = (), date_from: str | None = None,
+                     date_to: str | None = None) -> BriefPage:
+        """The same as :meth:`search_by_document`, under ``ratio.Client.search_brief``'s name (same answer)."""
+        return self.search_by_document(document, size, exclude=exclude, courts=courts, date_from=date_from,
+                                       date_to=date_to)
 
     def facets(self, query: str, options: SearchOptions | None = None,
                **overrides: Any) -> dict[str, list[dict[str, Any]]]:

@@ -10,7 +10,8 @@ that segment.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from opensearchpy import OpenSearch
 
@@ -21,17 +22,20 @@ from search.syntax import MAX_CHARS, as_plain_text
 
 if TYPE_CHECKING:
     from search.execute import Searcher
+    from search.ranking.rank import Ranking
 
-__all__ = ["SEGMENT_WORDS", "document_ranking", "rank_by_document", "search_box_text"]
+__all__ = ["SEGMENT_WORDS", "document_ranked", "document_ranking", "rank_by_document", "search_box_text"]
 
 SEGMENT_WORDS = 900  # under the parser's 1,000 terms, with room for the words it splits further
 FULLTEXT_FIELDS = TextFields(words=("text",), phrases=("text.exact",))
 
 
 def rank_by_document(client: OpenSearch, judgments_alias: str, text: str, *, depth: int = 1000,
-                     segment: int = SEGMENT_WORDS, exclude: str | None = None) -> list[tuple[str, float]]:
+                     segment: int = SEGMENT_WORDS, exclude: str | None = None,
+                     filters: Sequence[dict[str, Any]] = ()) -> list[tuple[str, float]]:
     """``(judgment_id, score)`` best first for the whole of ``text``, searched as plain words over whole
-    judgment texts; ``exclude`` leaves out one judgment (the query's own, when it is in the corpus)."""
+    judgment texts; ``exclude`` leaves out one judgment (the query's own, when it is in the corpus);
+    ``filters`` (clauses of :func:`search.builders.filter_clauses`) keep only the judgments they match."""
     words = as_plain_text(text).split()
     if not words:
         raise EmptyQueryError("the document has no words to search for")
@@ -40,7 +44,10 @@ def rank_by_document(client: OpenSearch, judgments_alias: str, text: str, *, dep
         query = SearchRequest.from_query(" ".join(words[start:start + segment]), classify=False).query
         if query is None:
             continue
-        body = {"query": text_query(query, FULLTEXT_FIELDS), "size": depth, "_source": False}
+        scored = text_query(query, FULLTEXT_FIELDS)
+        if filters:
+            scored = {"bool": {"must": [scored], "filter": list(filters)}}
+        body = {"query": scored, "size": depth, "_source": False}
         for hit in client.search(index=judgments_alias, body=body)["hits"]["hits"]:
             totals[hit["_id"]] = totals.get(hit["_id"], 0.0) + float(hit["_score"] or 0.0)
     totals.pop(exclude or "", None)
@@ -54,15 +61,26 @@ def search_box_text(text: str, words: int = SEGMENT_WORDS) -> str:
     return kept if len(kept) <= MAX_CHARS else kept[:MAX_CHARS].rsplit(" ", 1)[0]
 
 
-def document_ranking(searcher: Searcher, text: str, *, depth: int = 1000,
-                     exclude: str | None = None) -> list[tuple[str, float]]:
-    """``(judgment_id, score)`` best first for a whole document: the learned ranker reading all of it (its
-    profile takes any length) when the searcher has one, else :func:`rank_by_document`."""
+def document_ranked(searcher: Searcher, text: str, *, filters: Sequence[dict[str, Any]] = (),
+                    exclude: str | None = None, explain: int = 0) -> Ranking | None:
+    """The learned ranker's :class:`~search.ranking.rank.Ranking` of a whole document (its profile takes any
+    length; ``explain`` judgments keep their feature contributions), or None when the searcher has no ranker."""
     if not as_plain_text(text).strip():
         raise EmptyQueryError("the document has no words to search for")
     ranker = searcher.ranker
     if ranker is None:
-        return rank_by_document(searcher.client, searcher.aliases["judgments"], text, depth=depth, exclude=exclude)
+        return None
     vector = searcher.encoder.encode([as_plain_text(text)], normalize_embeddings=True)[0]
-    found = ranker.rank(text, vector=list(map(float, vector)), exclude=[exclude] if exclude else (), explain=0)
+    return ranker.rank(text, vector=list(map(float, vector)), filters=filters, exclude=[exclude] if exclude else (),
+                       explain=explain)
+
+
+def document_ranking(searcher: Searcher, text: str, *, depth: int = 1000, exclude: str | None = None,
+                     filters: Sequence[dict[str, Any]] = ()) -> list[tuple[str, float]]:
+    """``(judgment_id, score)`` best first for a whole document: the learned ranker reading all of it when the
+    searcher has one (:func:`document_ranked`), else :func:`rank_by_document`. ``filters`` hold for every one."""
+    found = document_ranked(searcher, text, filters=filters, exclude=exclude)
+    if found is None:
+        return rank_by_document(searcher.client, searcher.aliases["judgments"], text, depth=depth, exclude=exclude,
+                                filters=filters)
     return [(j.judgment_id, j.score) for j in found.judgments][:depth]

@@ -77,7 +77,11 @@ def _table(query: str, result: SearchResult) -> Table:
 
 
 @click.command("search", epilog=SYNTAX_HELP)
-@click.argument("query")
+@click.argument("query", required=False, default="")
+@click.option("--document", "document", type=click.Path(dir_okay=False), default=None,
+              help="Search with a brief, a draft or a judgment in this file (.txt or .pdf), read whole, instead of "
+                   "QUERY; each hit says which parts of it matched (--court, --from, --to, --size, --exclude apply).")
+@click.option("--exclude", default=None, help="With --document: leave out this judgment id (the brief's own).")
 @filter_options()
 @role_options(role_help="Preferred (or, with --mode filter, required) role (repeatable).",
               mode_help="Role handling (default boost).")
@@ -107,10 +111,19 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
                    page: int, rerank: bool, rerank_top: int, reranker: str | None, rerank_weight: float,
                    explain: bool, explain_top: int,
                    expand: tuple[str, ...], provisions: int, llm_kind: str | None, llm_model: str | None,
-                   llm_url: str | None, plain: bool, encoder: str | None, as_json: bool) -> None:
+                   llm_url: str | None, plain: bool, encoder: str | None, as_json: bool, document: str | None,
+                   exclude: str | None) -> None:
     """Search judgments: the learned ranker orders candidates from BM25 over reduced queries, citations and
     provisions by role, meaning and citation evidence; the fusion path (BM25 + k-NN over role chunks) runs where
-    it cannot (a filter-only search, a role filter, --rerank, issue expansion), and the result says so."""
+    it cannot (a filter-only search, a role filter, --rerank, issue expansion), and the result says so.
+    With --document FILE, a whole brief is the query (the document path)."""
+    if document is not None or exclude is not None:
+        _check_document_options(query, document, judges, roles, page, rerank, expand, explain, provisions, plain)
+        _document_command(ctx, document or "", encoder, ranker_model, size, courts, date_from, date_to, exclude,
+                          as_json)
+        return
+    if not query:
+        raise click.UsageError("give a QUERY, or a brief with --document FILE")
     options = SearchOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
                             role_mode=role_mode, ranking=ranking, fusion=fusion, size=size, page=page,
                             rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
@@ -152,3 +165,33 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     if result.removed_by_role is not None:
         click.echo(f"the role filter removed {result.removed_by_role} otherwise-matching chunks "
                    f"({', '.join(f'{k} {v}' for k, v in result.removed_roles.items()) or 'none'})")
+
+
+def _check_document_options(query: str, document: str | None, judges: tuple[str, ...], roles: tuple[str, ...],
+                            page: int, rerank: bool, expand: tuple[str, ...], explain: bool, provisions: int,
+                            plain: bool) -> None:
+    """A brief search takes the filters, --size and --exclude; the rest belong to a typed query."""
+    if document is None:
+        raise click.UsageError("--exclude goes with --document FILE")
+    if query:
+        raise click.UsageError("give either a QUERY or --document FILE, not both")
+    unused = [name for name, given in (("--judge", judges), ("--role", roles), ("--page", page != 1),
+                                       ("--rerank", rerank), ("--expand", expand), ("--explain", explain),
+                                       ("--provisions", provisions), ("--plain", plain)) if given]
+    if unused:
+        raise click.UsageError(f"{', '.join(unused)} cannot be used with --document (it takes --court, --from, "
+                               "--to, --size and --exclude)")
+
+
+def _document_command(ctx: Context, document: str, encoder: str | None, ranker_model: str, size: int,
+                      courts: tuple[str, ...], date_from: str | None, date_to: str | None, exclude: str | None,
+                      as_json: bool) -> None:
+    from ratio.cli.brief import document_search, print_brief_result
+
+    conn = ctx.settings()
+    client = Client(conn.url, user=conn.user, password=conn.password, verify_certs=conn.verify_certs,
+                    prefix=ctx.layout.prefix, encoder=encoder, llm=None,
+                    ranker=None if ranker_model == "off" else ranker_model)
+    result = document_search(client, document, size=size, courts=courts, date_from=date_from, date_to=date_to,
+                             exclude=exclude)
+    print_brief_result(document, result, as_json)

@@ -34,6 +34,7 @@ from starlette.exceptions import HTTPException
 
 import ratio
 from backends.webhooks import WebhookPolicy
+from ratio.briefs import BriefError
 from ratio.client import Client
 from ratio.errors import NotFoundError, RatioError, from_opensearch
 from ratio.web import api, security
@@ -103,6 +104,10 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
             log.warning("%s: %s", exc.code, exc.message)
         return _error(exc.status, exc.code, exc.message or exc.code)
 
+    @app.exception_handler(BriefError)
+    async def bad_brief(request: Request, exc: BriefError) -> JSONResponse:
+        return _error(exc.status, exc.code, str(exc))
+
     @app.exception_handler(OSNotFoundError)
     async def missing(request: Request, exc: OSNotFoundError) -> JSONResponse:
         error = from_opensearch(exc) or NotFoundError("no such item in the corpus")
@@ -142,8 +147,10 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
     install_docs(app)  # before the /static mount, which would otherwise take /static/swagger-ui
     if pages:
         from ratio.web import pages as web_pages
+        from ratio.web import pages_brief as web_pages_brief
 
         app.include_router(web_pages.router)
+        app.include_router(web_pages_brief.router)
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 
@@ -170,6 +177,7 @@ def _declare_key(app: FastAPI) -> None:
 
 def _include_extras(app: FastAPI) -> None:
     """Routers of optional features (citation checks, saved searches), present when their modules are."""
-    from ratio.web import api_extras
+    from ratio.web import api_document, api_extras
 
     app.include_router(api_extras.router)
+    app.include_router(api_document.router)

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from legal.roles import load_role_set
 from ratio.web.offload import DeadlineExceededError, with_deadline
+from ratio.web.pages_brief import more_like_url
 from ratio.web.passages import highlight_words, hl_pattern, passage_link, sentences_html
 from ratio.web.schemas import SearchParams
 from ratio.web.service import Service
@@ -107,7 +108,7 @@ async def search_page(request: Request) -> HTMLResponse:
             facet_links[name] = [(str(b["key"] if name != "year" else int(b["key"])), b["judgments"],
                                   _add_filter(params, clause.format(b["key"] if name != "year" else int(b["key"]))))
                                  for b in page.facets.get(name, [])[:10]]
-    more_like = {hit.judgment_id: _with(SearchParams(), q=_more_like_query(hit)) for hit in page.hits} if page else {}
+    more_like = {hit.judgment_id: more_like_url(hit.judgment_id) for hit in page.hits} if page else {}
     passage_links = {hit.judgment_id: [passage_link(hit.judgment_id, p.sentence_start,
                                                     highlight_words(p.highlights, _plain_words(params.q)))
                                        for p in hit.passages] for hit in page.hits} if page else {}
@@ -137,12 +138,6 @@ def _plain_words(query: str) -> str:
         return ""
 
 
-def _more_like_query(hit: Any) -> str:
-    """A plain-words query from the judgment's best passage: "more like this" without a separate endpoint."""
-    words = " ".join(hit.passages[0].text.split()[:60])
-    return " ".join(w.strip('"():-') for w in words.split() if w.strip('"():-').isalnum())[:600]
-
-
 @router.get("/judgments/{judgment_id}", response_class=HTMLResponse)
 def judgment_page(request: Request, judgment_id: str,
                   hl: Annotated[str, Query(max_length=MAX_CHARS, description="Words to mark in the text.")] = ""
@@ -153,7 +148,7 @@ def judgment_page(request: Request, judgment_id: str,
     if view is None:
         return _not_found(request, "judgment", judgment_id)
     present = [r for r in ROLES if r["name"] in view.role_counts]
-    more_like = _with(SearchParams(), q=" ".join((view.summary.get("facts") or view.title or "").split()[:60]))
+    more_like = more_like_url(view.judgment_id)  # the judgment's text as a brief, itself left out
     by_number = {s.number: s for s in view.sentences}
     rendered = sentences_html([(s.number, s.start, s.text) for s in view.sentences], view.text_links,
                               hl_pattern(hl))

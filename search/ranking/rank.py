@@ -49,6 +49,7 @@ class Ranking:
     times: Mapping[str, float] = field(default_factory=dict)
     vector: tuple[float, ...] | None = None  # the query vector it was ranked with (the page's passages reuse it)
     matching: Matching | None = None  # what each judgment matched (search.matching), set by the searcher
+    sources: Candidates | None = None  # which candidate source found each judgment (a brief's matched contexts)
 
 
 class Ranker:
@@ -97,4 +98,5 @@ class Ranker:
                                          contrib, matrix.meta.get(doc, {})))
         times["score"] = (time.perf_counter() - started) * 1000
         return Ranking(tuple(ranked), query, len(candidates.ids), self.model.name,
-                       {k: round(v, 1) for k, v in times.items()}, tuple(vector) if vector is not None else None)
+                       {k: round(v, 1) for k, v in times.items()}, tuple(vector) if vector is not None else None,
+                       sources=candidates)

@@ -27,6 +27,7 @@ EXAMPLES = int(os.environ.get("RATIO_FUZZ_EXAMPLES") or 12)
 
 
 MODES = ("positive", "negative")
+BRIEF_FIELDS = ("court", "date_from", "date_to")  # the brief page's form fields among the generated ones
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +46,8 @@ def test_api_honours_its_spec(api_schema, mode: str) -> None:
         checks.append(negative_data_rejection)
     operations = [result.ok() for result in api_schema.get_all_operations()]
     assert len(operations) >= 12
+    # the brief route reads its body itself: both of its bodies (JSON and a multipart upload) are in the spec
+    assert ("POST", "/api/v1/search/document") in {(o.method.upper(), o.path) for o in operations}
     for operation in operations:
         if operation.method.upper() == "DELETE" and mode == "positive":
             continue  # deleting generated names is covered by the alerts tests
@@ -81,7 +84,11 @@ def test_pages_and_fragments_never_answer_5xx(web_app) -> None:
             for response in (web.get(path, params=params),
                              web.get(f"/judgments/{quote(item, safe='')}"),
                              web.get(f"/provisions/{quote(item, safe='')}"),
-                             web.get("/ui/explain", params={"q": params.get("q", "x"), "judgment_id": item})):
+                             web.get("/ui/explain", params={"q": params.get("q", "x"), "judgment_id": item}),
+                             web.get("/brief", params={"like": item}),
+                             web.post("/brief", data={"text": params.get("q", ""),
+                                                      **{k: v for k, v in params.items() if k in BRIEF_FIELDS}},
+                                      files={"file": ("", b"", "application/octet-stream")})):
                 assert response.status_code < 500, (response.request.url, response.text[:300])
 
         run()
