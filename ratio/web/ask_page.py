@@ -19,15 +19,14 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from pydantic import ValidationError
 
 from ratio.errors import RatioError
-from ratio.web.answer_schemas import MAX_QUESTION, AnswerOut, AskBody, answer_out, text_segments
+from ratio.web.answer_schemas import MAX_QUESTION, MAX_ROUNDS, AnswerOut, AskBody, answer_out, text_segments
 from ratio.web.answers import NO_LLM
 from ratio.web.api_ask import SSE_HEADERS, answer_timeout, error_body, event_stream, start
 from ratio.web.offload import DeadlineExceededError
 from ratio.web.pages import _render, templates
-from search.answer import MODES
 
 router = APIRouter(include_in_schema=False)
-FORM_FIELDS = ("question", "mode", "court", "date_from", "date_to")
+FORM_FIELDS = ("question", "mode", "court", "date_from", "date_to", "rounds")
 MAX_FORM_BYTES = 20_000
 
 
@@ -35,11 +34,11 @@ def _body(values: dict[str, list[str]]) -> tuple[AskBody | None, dict[str, Any],
     """The form's fields as an :class:`AskBody` (or None and the problem), and the fields to refill the form."""
     form = {key: [v for v in values.get(key, []) if v.strip()] for key in FORM_FIELDS}
     raw: dict[str, Any] = {"question": (form["question"] or [""])[0], "court": form["court"][:1]}
-    for key in ("mode", "date_from", "date_to"):
+    for key in ("mode", "date_from", "date_to", "rounds"):
         if form[key]:
             raw[key] = form[key][0]
     shown = {"question": raw["question"], "mode": raw.get("mode", "auto"), "court": (raw["court"] or [""])[0],
-             "date_from": raw.get("date_from", ""), "date_to": raw.get("date_to", "")}
+             "date_from": raw.get("date_from", ""), "date_to": raw.get("date_to", ""), "rounds": raw.get("rounds", "3")}
     try:
         return AskBody(**raw), shown, None
     except ValidationError as exc:
@@ -56,8 +55,8 @@ def _page(request: Request, shown: dict[str, Any], *, answer: AnswerOut | None =
           status: int = 200) -> HTMLResponse:
     return _render(request, "ask.html", {
         "form": shown, "answer": answer, "segments": text_segments(answer) if answer else [], "error": error,
-        "modes": MODES, "max_question": MAX_QUESTION, "llm": request.app.state.service.client.has_llm,
-        "no_llm": NO_LLM}, status)
+        "max_question": MAX_QUESTION, "max_rounds": MAX_ROUNDS,
+        "llm": request.app.state.service.client.has_llm, "no_llm": NO_LLM}, status)
 
 
 @router.get("/ask", response_class=HTMLResponse)

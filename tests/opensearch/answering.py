@@ -19,7 +19,7 @@ import pytest
 
 GROUNDED_QUESTION = "What must be shown for possession of a fire-arm under the Arms Act?"
 UNANSWERABLE = "What is the goods and services tax rate on cryptocurrency mining rigs?"
-QUICK = {"rounds": 1, "context_tokens": 700}  # one round, a short context: the fewest generations
+QUICK = {"rounds": 1}  # one round: the fewest generations (and what the page's tests ask, so they hit the cache)
 
 
 def answering_app(url: str, aliases: dict[str, str], encoder, llm, cache: Path, **options):

@@ -163,7 +163,7 @@ def test_a_run_stops_when_its_client_stops_listening(ratio_client, small_llm) ->
 def test_remote_client_asks_over_http(answering: TestClient, grounded: dict, live_server: str) -> None:
     with serve(answering.app) as url:
         progress: list[str] = []
-        answer = RemoteClient(url).ask(GROUNDED_QUESTION, rounds=1, context_tokens=700,
+        answer = RemoteClient(url).ask(GROUNDED_QUESTION, rounds=1,
                                        on_event=lambda kind, data: progress.append(kind))
     assert answer.status == "answered" and answer.text == grounded["text"]
     assert [c.link for c in answer.citations] == [c["link"] for c in grounded["citations"]]

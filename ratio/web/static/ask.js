@@ -54,7 +54,6 @@
     });
     source.addEventListener("done", () => {
       ended = true;
-      step("Done.", "stage-done");
       finish();
     });
     // A server-sent "error" event carries data; the browser's own (connection refused or lost) does not.
