@@ -3,16 +3,17 @@
 Kept apart from :mod:`ratio.web.answers` (which runs answers and needs the web stack) so that
 :class:`ratio.RemoteClient` can rebuild an answer from JSON with pydantic alone.
 
-Citation links follow the shared passage contract, ``/judgments/{id}?hl=<words>#s{number}``: the passage's
-first sentence, with the question's words that the passage contains to highlight (a provision links to its
-page).
+Citation links follow the shared passage contract, ``/judgments/{id}?hl=<words>#s{number}``
+(:func:`ratio.web.passages.passage_link`): the passage's first sentence, with the passage's words that the
+question asks about (compared as :func:`search.explain.content_words` folds them) for the judgment page to
+mark; a provision links to its page.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Literal
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,7 +29,7 @@ MAX_CONTEXT_TOKENS = 4_000
 MAX_COURTS = 20
 HIGHLIGHT_WORDS = 8
 _MARK = re.compile(r"\[(\d+)\]")
-_WORD = re.compile(r"[\w][\w'-]*")
+_WORD = re.compile(r"\w[\w'-]*\w|\w")
 
 
 class AskBody(BaseModel):
@@ -134,24 +135,24 @@ class AnswerOut(BaseModel):
 
 
 def highlight_words(question: str, passage: str, limit: int = HIGHLIGHT_WORDS) -> list[str]:
-    """The question's content words that the passage also contains (compared as :func:`content_words`
-    folds them), in the question's order: what the judgment page should mark."""
-    found = content_words(passage)
+    """The passage's words, as it writes them, whose folded form (:func:`content_words`) the question has:
+    what the judgment page should mark (it marks whole words, so "possession" must be sent, not "possess")."""
+    wanted = content_words(question)
     words: dict[str, None] = {}
-    for word in _WORD.findall(question):
+    for word in _WORD.findall(passage):
         stems = content_words(word)
-        if stems and stems <= found and word.lower() not in words:
-            words[word.lower()] = None
+        if stems and stems <= wanted:
+            words.setdefault(word.lower(), None)
     return list(words)[:limit]
 
 
-def passage_link(passage: ContextPassage, question: str) -> str:
-    """The passage's address: its judgment's first sentence with the words to highlight, or the provision."""
+def passage_address(passage: ContextPassage, question: str) -> str:
+    """The passage's address: its judgment's first sentence with the words to mark, or the provision's page."""
+    from ratio.web.passages import passage_link  # the web stack's (markupsafe); RemoteClient never gets here
+
     if passage.kind == "provision":
         return f"/provisions/{quote(passage.chunk_id, safe='')}"
-    words = highlight_words(question, passage.text)
-    query = "?" + urlencode({"hl": " ".join(words)}) if words else ""
-    return f"/judgments/{quote(passage.judgment_id, safe='')}{query}#s{passage.sentence_start}"
+    return passage_link(passage.judgment_id, passage.sentence_start, highlight_words(question, passage.text))
 
 
 def answer_out(answer: Answer) -> AnswerOut:
@@ -164,7 +165,7 @@ def answer_out(answer: Answer) -> AnswerOut:
         judgment_id=None if p.kind == "provision" else p.judgment_id,
         provision_id=p.chunk_id if p.kind == "provision" else None, title=p.title, role=p.role,
         role_label=role_label(p.role), sentence=None if p.kind == "provision" else p.sentence_start, text=p.text,
-        link=passage_link(p, answer.question), cited=p.number in cited) for p in answer.passages]
+        link=passage_address(p, answer.question), cited=p.number in cited) for p in answer.passages]
     claims = [] if withheld else [ClaimOut(text=c.claim.text, cites=list(c.claim.cites), grounded=c.grounded,
                                            support=round(c.support, 3), problem=c.problem) for c in answer.claims]
     rounds = [RoundOut(round=a.round, query=a.query, passages=len(a.passages),

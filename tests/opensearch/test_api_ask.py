@@ -17,6 +17,7 @@ from ratio.remote import RemoteClient, RemoteError
 from ratio.web.answer_schemas import AskBody
 from ratio.web.answers import AnswerRun
 from search.errors import QueryError
+from search.explain import content_words
 from tests.opensearch.answering import GROUNDED_QUESTION, QUICK, UNANSWERABLE, answering_app, serve
 
 LINK = re.compile(r"^/judgments/(?P<id>[^/?#]+)(\?hl=(?P<hl>[^#]+))?#s(?P<sentence>\d+)$")
@@ -58,14 +59,15 @@ def test_an_answer_cites_corpus_passages_by_their_anchors(answering: TestClient,
     assert grounded["claims"] and cited <= numbers and all(c["grounded"] for c in grounded["claims"])
     assert {c["number"] for c in grounded["citations"] if c["cited"]} == cited
     assert set(map(int, re.findall(r"\[(\d+)\]", grounded["text"]))) == cited
-    question_words = set(re.findall(r"[\w'-]+", GROUNDED_QUESTION.lower()))
+    asked = content_words(GROUNDED_QUESTION)
     for citation in grounded["citations"]:
         match = LINK.match(citation["link"])
         assert match, citation["link"]
         assert match["id"] == citation["judgment_id"] and int(match["sentence"]) == citation["sentence"]
         assert citation["label"] == f"[{citation['number']}]" and citation["kind"] == "judgment"
+        # the words to mark are the passage's own, those the question asks about
         highlighted = parse_qs(urlparse(citation["link"]).query).get("hl", [""])[0].split()
-        assert set(highlighted) <= question_words
+        assert all(content_words(w) <= asked and w in citation["text"].lower() for w in highlighted), highlighted
         # the anchor is a sentence of that judgment, and the passage's text is that judgment's
         view = answering.get(f"/api/v1/judgments/{citation['judgment_id']}").json()
         sentences = {s["number"]: s["text"] for s in view["sentences"]}

@@ -78,6 +78,8 @@ def test_an_ask_page_streams_an_answer_with_linked_citations(page) -> None:
     sentence = page.locator(f"#{target.fragment}")
     expect(sentence).to_have_count(1)
     expect(sentence).to_be_in_viewport()
+    marked = {m.lower() for m in page.locator("#text mark").all_inner_texts()}
+    assert marked and marked <= set(parse_qs(target.query)["hl"][0].split())  # the hl words, marked in the text
 
 
 def test_a_withheld_answer_shows_its_reason(page) -> None:
