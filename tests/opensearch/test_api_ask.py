@@ -191,3 +191,27 @@ def test_with_a_key_the_ask_page_and_its_stream_open_with_the_cookie_but_the_api
         assert web.post("/api/v1/ask", json={"question": "why"}).status_code == 401  # writes need the header
         answered = web.post("/api/v1/ask", json={"question": "why"}, headers={"X-API-Key": "s3cret"})
         assert answered.status_code == 503 and answered.json()["error"]["code"] == "llm_unavailable"
+
+
+def test_an_answer_past_its_deadline_is_a_typed_503_and_stops_before_the_llm(opensearch_settings, aliases, encoder,
+                                                                             small_llm, tmp_path) -> None:
+    import time
+
+    app = answering_app(opensearch_settings.url, aliases, encoder, small_llm, tmp_path / "answers.sqlite",
+                        answer_timeout=0.001)  # shorter than any search
+    body = {"question": GROUNDED_QUESTION, **QUICK}
+    with TestClient(app) as web:
+        response = web.post("/api/v1/ask", json=body)
+        assert response.status_code == 503 and response.json()["error"]["code"] == "deadline_exceeded"
+        with web.stream("POST", "/api/v1/ask/stream", json=body) as streamed:
+            if streamed.status_code == 200:  # the deadline passed once the stream had begun: its last event
+                name, data = events(streamed)[-1]
+                assert name == "error" and data["code"] == "deadline_exceeded" and data["message"]
+            else:  # or while the LLM was being made ready, before it
+                assert streamed.status_code == 503 and streamed.json()["error"]["code"] == "deadline_exceeded"
+        waited = time.monotonic() + 120
+        while any(t.name == "ratio-answer" for t in threading.enumerate()) and time.monotonic() < waited:
+            time.sleep(0.2)
+        assert not any(t.name == "ratio-answer" for t in threading.enumerate())
+        assert app.state.service.client.llm.misses == 0  # the cancelled runs stopped before drafting anything
+
