@@ -13,7 +13,8 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from fastapi.testclient import TestClient
 
-from ratio.remote import RemoteClient, RemoteError
+from ratio.errors import UnavailableError
+from ratio.remote import RemoteClient
 from ratio.web.answer_schemas import AskBody
 from ratio.web.answers import AnswerRun
 from search.errors import QueryError
@@ -170,7 +171,7 @@ def test_remote_client_asks_over_http(answering: TestClient, grounded: dict, liv
     assert answer.status == "answered" and answer.text == grounded["text"]
     assert [c.link for c in answer.citations] == [c["link"] for c in grounded["citations"]]
     assert progress[0] == "started" and "checked" in progress
-    with pytest.raises(RemoteError) as refused:
+    with pytest.raises(UnavailableError) as refused:
         RemoteClient(live_server).ask(GROUNDED_QUESTION)
     assert refused.value.status == 503 and refused.value.code == "llm_unavailable"
     with pytest.raises(QueryError, match="cannot read date"):
