@@ -127,6 +127,13 @@ class Client:
             return open_llm(self._llm)
         return self._llm
 
+    @property
+    def has_llm(self) -> bool:
+        """Whether an LLM is configured, without loading it (a page can say answers are off at once)."""
+        if isinstance(self._llm, settings.LLMSettings):
+            return self._llm.kind != "none"
+        return self._llm is not None
+
     @cached_property
     def graphs(self) -> GraphCache:
         """The corpus's citation graph, kept between judgment views ("cites" and "cited by" read it)."""

@@ -1,7 +1,7 @@
 """``ratio.RemoteClient``: the Python client over Ratio's REST API instead of OpenSearch directly.
 
 It has the read methods of :class:`ratio.Client` (search, judgment, facets, explore, explain, provisions,
-health) with the same arguments (a :class:`~search.options.SearchOptions` and keyword changes, checked here
+health, ask) with the same arguments (a :class:`~search.options.SearchOptions` and keyword changes, checked here
 before any request), and returns the same objects, rebuilt from the JSON by the API's own schemas, so code can
 switch between talking to a cluster and talking to ``ratio serve`` by changing the constructor. Errors come back
 as the same Ratio errors a local client raises (:mod:`ratio.errors`: a 400 is a ``QueryError``, a 404 a
@@ -13,7 +13,8 @@ backoff; a server that never answers is an ``UnavailableError``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+import json as jsonlib
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import requests
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
 from ratio.errors import RatioError, RemoteError, UnavailableError, from_response
+from ratio.web.answer_schemas import AnswerOut
 from ratio.web.schemas import ExplainResponse, Health, JudgmentView, ProvisionsResponse, SearchPage
 from ratio.web.schemas_brief import BriefPage
 from search.browse import ExploreView
@@ -36,7 +38,8 @@ def _transient(exc: BaseException) -> bool:
     """A refused connection or a 503 from OpenSearch: worth asking again. A request that outlasted the
     server's deadline (``deadline_exceeded``) would only do so again."""
     return isinstance(exc, requests.ConnectionError) or (
-        isinstance(exc, RatioError) and exc.status == 503 and exc.code != "deadline_exceeded")
+        isinstance(exc, RatioError) and exc.status == 503
+        and exc.code not in ("deadline_exceeded", "llm_unavailable"))
 
 
 def search_params(query: str, options: SearchOptions, cursor: str | None = None) -> dict[str, Any]:
@@ -82,12 +85,17 @@ class RemoteClient:
                                         data=data, files=files, timeout=self.timeout)
         if response.ok or response.status_code in accept:
             return response
+        raise self._error(response)
+
+    @staticmethod
+    def _error(response: requests.Response) -> RatioError:
+        """The Ratio error an API error answer stands for."""
         try:
             error = response.json()["error"]
             code, message = error["code"], error["message"]
         except (ValueError, KeyError, TypeError):
             code, message = "http_error", response.text[:500]
-        raise from_response(response.status_code, code, message)
+        return from_response(response.status_code, code, message)
 
     def _call(self, method: str, path: str, *, params: dict[str, Any] | None = None,
               json: dict[str, Any] | None = None, raw: bool = False, accept: tuple[int, ...] = (),
@@ -191,6 +199,48 @@ class RemoteClient:
                    **overrides: Any) -> str:
         options, _ = merge_options(options, overrides)
         return self._call("GET", "/export.csv", params={**search_params(query, options), "limit": limit}, raw=True)
+
+    def ask(self, question: str, *, mode: str = "auto", parametric: bool = True, courts: tuple[str, ...] = (),
+            date_from: str | None = None, date_to: str | None = None, rounds: int = 3, context_tokens: int = 1200,
+            min_context: float = 0.25, min_grounded: float = 1.0, min_relevance: float = 0.5,
+            allow_ungrounded: bool = False, on_event: Callable[[str, dict[str, Any]], None] | None = None,
+            timeout: float = 600.0) -> AnswerOut:
+        """A grounded answer, or the passages and the reason it was withheld (``POST /api/v1/ask/stream``;
+        options as ``ratio ask``). ``on_event(kind, data)`` sees each step as the server reports it. The stream
+        keeps the connection busy, so ``timeout`` (seconds of silence) can stay long for slow answers. A bad
+        question raises ``QueryError``; a server without an LLM, ``UnavailableError`` (code ``llm_unavailable``);
+        an answer past the server's deadline, ``UnavailableError`` (``deadline_exceeded``). Not retried: an
+        answer is minutes of the server's LLM."""
+        body = {"question": question, "mode": mode, "parametric": parametric, "court": list(courts),
+                "date_from": date_from, "date_to": date_to, "rounds": rounds, "context_tokens": context_tokens,
+                "min_context": min_context, "min_grounded": min_grounded, "min_relevance": min_relevance,
+                "allow_ungrounded": allow_ungrounded}
+        try:
+            with self.session.post(f"{self.base_url}/api/v1/ask/stream", json=body, stream=True,
+                                   timeout=(min(self.timeout, 30.0), timeout)) as response:
+                if not response.ok:
+                    raise self._error(response)
+                event = None
+                for line in response.iter_lines(decode_unicode=True):
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("data: "):
+                        data = jsonlib.loads(line[6:])
+                        if event == "progress" and on_event is not None:
+                            on_event(data["kind"], data)
+                        elif event == "answer":
+                            return AnswerOut.model_validate(data)
+                        elif event == "error":
+                            status = 400 if data.get("code") == "bad_query" else (
+                                500 if data.get("code") == "answer_failed" else 503)
+                            raise from_response(status, data.get("code", ""), data.get("message", ""))
+        except requests.Timeout as exc:
+            raise UnavailableError(f"the Ratio server at {self.base_url} sent nothing for {timeout:g} s",
+                                   code="timeout") from exc
+        except requests.ConnectionError as exc:
+            raise UnavailableError(f"no Ratio server answers at {self.base_url}: start one with 'ratio serve'",
+                                   code="server_unavailable") from exc
+        raise RemoteError(502, "stream_ended", "the server closed the answer stream without an answer")
 
     def health(self) -> Health:
         """The server's report on OpenSearch (status ``unavailable``, not an error, when the cluster is down)."""

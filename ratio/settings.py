@@ -142,6 +142,7 @@ class WebhookSettings:
 
 DEFAULT_RATE_LIMIT = "600/minute"  # a search page is 1 + up to 10 explanation requests
 DEFAULT_HEAVY_TIMEOUT = 30.0
+DEFAULT_ANSWER_TIMEOUT = 180.0  # an answer is several LLM calls a round, up to three rounds, on a CPU
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,8 @@ class ServerSettings:
     ``ratio serve`` writes it as JSON to ``RATIO_SERVE_CONFIG`` and uvicorn's workers rebuild the app from it
     (:func:`ratio.web.factory.app_from_environment`); a worker cannot share the parent's objects.
     ``rate_limit`` is per client in the ``limits`` notation (``120/minute``; None: no limit);
-    ``heavy_timeout`` the seconds a CPU-heavy request may run before a 503.
+    ``heavy_timeout`` the seconds a CPU-heavy request may run before a 503; ``answer_timeout`` the seconds an
+    answer (``/api/v1/ask``, the ask page) may run.
     """
 
     url: str
@@ -167,6 +169,7 @@ class ServerSettings:
     pages: bool = True
     rate_limit: str | None = DEFAULT_RATE_LIMIT
     heavy_timeout: float = DEFAULT_HEAVY_TIMEOUT
+    answer_timeout: float = DEFAULT_ANSWER_TIMEOUT
     webhook_allow: tuple[str, ...] = ()
     webhook_secret: str | None = field(default=None, repr=False)
 

@@ -51,11 +51,15 @@ def _rate_limit(ctx: click.Context, param: click.Parameter, value: str) -> str |
 @click.option("--heavy-timeout", default=settings.DEFAULT_HEAVY_TIMEOUT, show_default=True,
               type=click.FloatRange(min=0.1), envvar="RATIO_HEAVY_TIMEOUT",
               help="Seconds a search, export, explanation or citation check may run before a 503.")
+@click.option("--answer-timeout", default=settings.DEFAULT_ANSWER_TIMEOUT, show_default=True,
+              type=click.FloatRange(min=1), envvar="RATIO_ANSWER_TIMEOUT",
+              help="Seconds an answer (/api/v1/ask, the ask page) may run before it is stopped.")
 @llm_options
 @click.pass_obj
 def serve_command(ctx: Context, host: str, port: int, api_key: str | None, cors_origins: tuple[str, ...],
                   no_pages: bool, reranker: str | None, rerank_weight: float, workers: int, rate_limit: str | None,
-                  heavy_timeout: float, llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:
+                  heavy_timeout: float, answer_timeout: float, llm_kind: str | None, llm_model: str | None,
+                  llm_url: str | None) -> None:
     """Serve the REST API (/api/v1, OpenAPI at /api/v1/openapi.json) and the search pages."""
     try:
         import uvicorn
@@ -71,7 +75,7 @@ def serve_command(ctx: Context, host: str, port: int, api_key: str | None, cors_
         url=conn.url, user=conn.user, password=conn.password, verify_certs=conn.verify_certs, prefix=ctx.prefix,
         reranker=reranker, rerank_weight=rerank_weight, llm=dataclasses.asdict(llm), api_key=api_key,
         cors_origins=origins, pages=not no_pages, rate_limit=rate_limit, heavy_timeout=heavy_timeout,
-        webhook_allow=hooks.allow, webhook_secret=hooks.secret).export()
+        answer_timeout=answer_timeout, webhook_allow=hooks.allow, webhook_secret=hooks.secret).export()
     click.echo(f"Ratio on http://{host}:{port}/ (API docs: /api/v1/docs){' with an API key' if api_key else ''}"
                f"{f', {workers} workers' if workers > 1 else ''}", err=True)
     uvicorn.run("ratio.web.factory:app_from_environment", factory=True, host=host, port=port, workers=workers,

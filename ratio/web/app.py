@@ -7,7 +7,7 @@ calls it. Policies:
   With a key, the pages and ``/ui/`` need it too (a browser signs in once at ``/login``); ``/api/v1/health``
   stays open.
 * **Deadlines**: CPU-heavy routes run off the event loop and answer 503 ``deadline_exceeded`` past
-  ``heavy_timeout`` seconds (:mod:`ratio.web.offload`).
+  ``heavy_timeout`` seconds (:mod:`ratio.web.offload`); answers, past ``answer_timeout`` (:mod:`ratio.web.api_ask`).
 * **CORS** is off unless origins are named: a search API over a private corpus should not be readable from
   any web page a user happens to open.
 * **Errors** are always ``{"error": {"code", "message"}}``: a query the engine cannot run is a 400 whose
@@ -37,7 +37,7 @@ from backends.webhooks import WebhookPolicy
 from ratio.briefs import BriefError
 from ratio.client import Client
 from ratio.errors import NotFoundError, RatioError, from_opensearch
-from ratio.web import api, security
+from ratio.web import api, api_ask, security
 from ratio.web.docs import install_docs
 from ratio.web.offload import CitationExtractor, DeadlineExceededError
 from ratio.web.service import Service
@@ -69,12 +69,13 @@ def _validation_detail(exc: RequestValidationError) -> list[dict[str, Any]]:
 
 def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequence[str] = (),
                pages: bool = True, rate_limit: str | None = None, heavy_timeout: float = 30.0,
-               webhooks: WebhookPolicy | None = None) -> FastAPI:
+               webhooks: WebhookPolicy | None = None, answer_timeout: float | None = None) -> FastAPI:
     """The ASGI app serving ``client``'s indices (see the module docstring for the policies).
 
     ``rate_limit`` is per client in the ``limits`` notation (``120/minute``; None: no limit);
     ``heavy_timeout`` bounds CPU-heavy requests (seconds); ``webhooks`` says where saved searches' webhooks
-    may go (default: public hosts only).
+    may go (default: public hosts only); ``answer_timeout`` bounds an answer (seconds; default 180: answers are
+    slower than searches, :mod:`ratio.web.api_ask`).
     """
     app = FastAPI(
         title="Ratio", version=ratio.__version__,
@@ -144,13 +145,16 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
         _declare_key(app)
     app.include_router(api.router)
     _include_extras(app)
+    api_ask.install(app, timeout=answer_timeout)
     install_docs(app)  # before the /static mount, which would otherwise take /static/swagger-ui
     if pages:
+        from ratio.web import ask_page
         from ratio.web import pages as web_pages
         from ratio.web import pages_brief as web_pages_brief
 
         app.include_router(web_pages.router)
         app.include_router(web_pages_brief.router)
+        app.include_router(ask_page.router)
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 
