@@ -27,18 +27,18 @@ from ratio.llm import open_llm
 from ratio.web.schemas import Health, SearchPage
 from ratio.web.schemas_brief import BriefPage
 from search.answer import Answer, Answerer, AskOptions, ask
-from search.brief import brief_request, search_brief
+from search.brief import search_brief
 from search.browse import ExploreView, JudgmentView, explore, judgment_view
 from search.citation_graph import GraphCache
 from search.citecheck import CitationReport, check_citations
 from search.document_query import document_ranking
+from search.errors import BadValueError
 from search.execute import Searcher, SearchResult
 from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
 from search.intent import classify_intent
 from search.options import FilterOptions, SearchOptions, merge_options
 from search.provisions import ProvisionHit, find_provisions
-from search.ranking import serve
 from search.ranking.model import DEFAULT_MODEL, RankerModel
 from search.records import JUDGMENT_FIELDS, StoredJudgment
 from search.request import SearchRequest
@@ -288,34 +288,28 @@ class Client:
         return check_citations(self.client, self.aliases, text)
 
     def search_by_document(self, text: str, size: int = 10, *, exclude: str | None = None,
-                           courts: Sequence[str] = (), date_from: str | None = None,
-                           date_to: str | None = None) -> list[StoredJudgment]:
+                           courts: Sequence[str] = (), date_from: str | None = None, date_to: str | None = None,
+                           source: str = "text") -> BriefPage:
         """Precedents for a whole document (a judgment, a brief), read whole rather than cut to the query
-        limit (:mod:`search.document_query`); ``exclude`` drops the document's own id when it is indexed;
-        ``courts``, ``date_from`` and ``date_to`` filter every candidate. The records come without their text
-        (``Client.judgment`` has it). The learned ranker orders them (whole-text BM25 of the whole document
-        where no ranker model is loaded). :meth:`search_brief` gives the same judgments as search hits."""
-        filters = serve.constraints(brief_request(text, courts=courts, date_from=date_from, date_to=date_to))
-        with opensearch_errors(self.connection.url):
-            ranked = document_ranking(self.searcher, text, depth=size, exclude=exclude, filters=filters)
-            if not ranked:
-                return []
-            fields = ",".join(f for f in JUDGMENT_FIELDS if f != "text")
-            docs = self.client.mget(index=self.aliases["judgments"], body={"ids": [doc for doc, _ in ranked]},
-                                    params={"_source_includes": fields})["docs"]
-        return [StoredJudgment.from_source(d["_source"], d["_id"]) for d in docs if d.get("found")]
-
-    def search_brief(self, text: str, size: int = 10, *, exclude: str | None = None, courts: Sequence[str] = (),
-                     date_from: str | None = None, date_to: str | None = None, source: str = "text") -> BriefPage:
-        """:meth:`search_by_document`'s judgments as search hits (best passages, highlighted), each with the
-        parts of the brief it matched: provisions and precedents cited by both, the brief's citation contexts
-        that found it, the brief's sentences matching its facts or issues (:mod:`search.brief`). The answer is
-        the API's (``POST /api/v1/search/document``), as ``RemoteClient.search_brief`` returns it; ``source``
-        says how the brief came (text, txt, pdf)."""
+        limit (:mod:`search.document_query`) and ordered by the learned ranker (whole-text BM25 of the whole
+        document where no ranker model is loaded). ``exclude`` drops the document's own id when it is indexed;
+        ``courts``, ``date_from`` and ``date_to`` filter every candidate. Each hit has its best passages and
+        the parts of the brief it matched (provisions and precedents cited by both, the brief's citation
+        contexts that found it, its sentences matching the hit's facts or issues: :mod:`search.brief`). The
+        answer is the API's (``POST /api/v1/search/document``), as ``RemoteClient.search_by_document`` returns
+        it; ``source`` says how the brief came (text, txt, pdf)."""
+        if isinstance(courts, str):
+            raise BadValueError("courts must be a list of court names, not a string")
         with opensearch_errors(self.connection.url):
             result = search_brief(self.searcher, text, size=size, courts=courts, date_from=date_from,
                                   date_to=date_to, exclude=exclude)
         return BriefPage.of(result, source, len(text))
+
+    def rank_document(self, text: str, size: int = 10, *, exclude: str | None = None) -> list[str]:
+        """The judgment ids :meth:`search_by_document` ranks, best first, without decorating them (what the
+        evaluation's ``default_document`` configuration scores)."""
+        with opensearch_errors(self.connection.url):
+            return [doc for doc, _ in document_ranking(self.searcher, text, depth=size, exclude=exclude)]
 
     def ask(self, question: str, *, mode: str = "auto", parametric: bool = True,
             options: AskOptions | None = None, on_event: Any = None) -> Answer:

@@ -158,13 +158,6 @@ class RemoteClient:
             data = self._call("POST", "/search/document", json={"text": document, **options})
         return BriefPage.model_validate(data)
 
-    def search_brief(self, document: str | Path, size: int = 10, *, exclude: str | None = None,
-                     courts: Sequence[str] = (), date_from: str | None = None,
-                     date_to: str | None = None) -> BriefPage:
-        """The same as :meth:`search_by_document`, under ``ratio.Client.search_brief``'s name (same answer)."""
-        return self.search_by_document(document, size, exclude=exclude, courts=courts, date_from=date_from,
-                                       date_to=date_to)
-
     def facets(self, query: str, options: SearchOptions | None = None,
                **overrides: Any) -> dict[str, list[dict[str, Any]]]:
         options, _ = merge_options(options, overrides)

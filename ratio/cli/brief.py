@@ -1,7 +1,7 @@
 """``ratio search --document FILE``: a brief (a .txt or .pdf file) as the query, read whole.
 
 The file is read with the loaders' checks (:mod:`ratio.briefs`), ranked by the document path
-(``Client.search_brief``, what ``POST /api/v1/search/document`` runs), and shown as a table of judgments with the
+(``Client.search_by_document``, what ``POST /api/v1/search/document`` runs), and shown as a table of judgments with the
 parts of the brief each matched. ``--json`` prints the API's shape (:class:`ratio.web.schemas_brief.BriefPage`).
 A file that cannot be read is a ``QueryError``, which the CLI says in one line (:mod:`ratio.cli.errors`).
 """
@@ -32,7 +32,7 @@ def document_search(client: Client, path: str, *, size: int, courts: Sequence[st
                     date_to: str | None, exclude: str | None) -> BriefPage:
     """The brief in ``path`` searched with (the API's answer for it)."""
     text = read_brief_file(path)
-    return client.search_brief(text, size, courts=courts, date_from=date_from, date_to=date_to, exclude=exclude,
+    return client.search_by_document(text, size, courts=courts, date_from=date_from, date_to=date_to, exclude=exclude,
                                source="pdf" if path.lower().endswith(".pdf") else "txt")
 
 

@@ -131,6 +131,6 @@ async def search_document(request: Request, svc: ServiceDep) -> BriefPage:
     else:
         raise UnsupportedMediaError(f"send the brief as JSON or as a multipart form, not {content_type!r}")
     text = await heavy(request, _read, data, source)
-    search = partial(svc.client.search_brief, exclude=options.exclude, courts=options.court,
+    search = partial(svc.client.search_by_document, exclude=options.exclude, courts=options.court,
                      date_from=options.date_from, date_to=options.date_to, source=source.partition(":")[0])
     return await heavy(request, search, text, options.size)

@@ -67,7 +67,7 @@ def _options(raw: dict[str, Any]) -> DocumentOptions:
 
 async def _search(request: Request, text: str, options: DocumentOptions) -> BriefPage:
     client = request.app.state.service.client
-    search = partial(client.search_brief, exclude=options.exclude, courts=options.court,
+    search = partial(client.search_by_document, exclude=options.exclude, courts=options.court,
                      date_from=options.date_from, date_to=options.date_to)
     return await with_deadline(request.app.state.heavy_timeout, search, text, options.size)
 

@@ -243,9 +243,9 @@ def test_client_searches_by_a_whole_document(ratio_client) -> None:
 
     text = (Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments" / "C12.txt").read_text()
     assert len(text.split()) > 2_000  # past the typed query's 1,000-term limit
-    found = ratio_client.search_by_document(text, size=3)
+    found = ratio_client.search_by_document(text, size=3).hits
     assert found[0].judgment_id == "C12" and len(found) == 3
-    others = ratio_client.search_by_document(text, size=3, exclude="C12")
+    others = ratio_client.search_by_document(text, size=3, exclude="C12").hits
     assert "C12" not in [r.judgment_id for r in others] and others[0].title
     with pytest.raises(EmptyQueryError):
         ratio_client.search_by_document("  \n ")

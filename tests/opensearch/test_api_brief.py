@@ -44,7 +44,7 @@ def _ids(response) -> list[str]:
 
 
 def test_text_and_uploads_rank_as_the_client_does(api: TestClient, ratio_client) -> None:
-    expected = [j.judgment_id for j in ratio_client.search_by_document(BRIEF, size=5)]
+    expected = ratio_client.rank_document(BRIEF, size=5)
     assert len(expected) == 5
     by_json = api.post(ROUTE, json={"text": BRIEF, "size": 5})
     assert _ids(by_json) == expected
@@ -57,7 +57,7 @@ def test_text_and_uploads_rank_as_the_client_does(api: TestClient, ratio_client)
     page = by_json.json()
     assert page["ranking"].startswith("ranker:") and 900 < page["brief"]["words"] <= len(BRIEF.split())
     # the client's own hits for the brief are the same judgments
-    assert [h.judgment_id for h in ratio_client.search_brief(BRIEF, size=5).hits] == expected
+    assert [h.judgment_id for h in ratio_client.search_by_document(BRIEF, size=5).hits] == expected
 
 
 def test_matched_parts_are_what_the_ranking_saw(api: TestClient) -> None:
@@ -89,7 +89,7 @@ def test_a_judgment_as_its_own_brief_and_excluded(api: TestClient, ratio_client)
     without = api.post(ROUTE, json={"text": text, "size": 10, "exclude": "C1"})
     assert "C1" not in _ids(without) and len(_ids(without)) >= 5
     assert without.json()["excluded"] == "C1"
-    assert "C1" not in [j.judgment_id for j in ratio_client.search_by_document(text, size=10, exclude="C1")]
+    assert "C1" not in [h.judgment_id for h in ratio_client.search_by_document(text, size=10, exclude="C1").hits]
 
 
 def test_filters_hold_for_every_hit(api: TestClient) -> None:
@@ -157,9 +157,9 @@ def test_remote_client_equals_the_api(live_server: str, api: TestClient, ratio_c
     assert page.model_dump(exclude={"took_ms"}) == direct.model_dump(exclude={"took_ms"})
     assert "C99" not in [h.judgment_id for h in page.hits]
     # one object model: the local client answers the same page
-    local = ratio_client.search_brief(BRIEF, 4, exclude="C99")
+    local = ratio_client.search_by_document(BRIEF, 4, exclude="C99")
     assert isinstance(local, BriefPage)
-    assert local.model_dump(exclude={"took_ms"}) == remote.search_brief(BRIEF, 4, exclude="C99").model_dump(
+    assert local.model_dump(exclude={"took_ms"}) == remote.search_by_document(BRIEF, 4, exclude="C99").model_dump(
         exclude={"took_ms"})
 
 
@@ -169,7 +169,7 @@ def test_remote_client_uploads_a_file(live_server: str, tmp_path: Path, ratio_cl
     path.write_bytes(make_pdf(LINES))
     page = remote.search_by_document(path, size=5)
     assert page.source == "pdf"
-    assert [h.judgment_id for h in page.hits] == [j.judgment_id for j in ratio_client.search_by_document(BRIEF, 5)]
+    assert [h.judgment_id for h in page.hits] == ratio_client.rank_document(BRIEF, 5)
     with pytest.raises(QueryError, match="empty"):
         remote.search_by_document("   ")
     empty = tmp_path / "scan.pdf"
@@ -198,12 +198,12 @@ def test_cli_search_document(opensearch_settings, aliases: dict[str, str], ratio
     result = run("--document", str(path), "--size", "5", "--exclude", "C1", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)  # stdout alone: a model's loading bar goes to stderr
-    expected = [j.judgment_id for j in ratio_client.search_by_document(BRIEF, size=5, exclude="C1")]
+    expected = ratio_client.rank_document(BRIEF, size=5, exclude="C1")
     assert [h["judgment_id"] for h in data["hits"]] == expected
     assert data["excluded"] == "C1" and any(h["matched"] for h in data["hits"])
     table = run("--document", str(path), "--size", "3")
     assert table.exit_code == 0 and "parts of the brief that matched" in table.output
-    assert f"[{ratio_client.search_by_document(BRIEF, 1)[0].judgment_id}]" in table.output
+    assert f"[{ratio_client.rank_document(BRIEF, 1)[0]}]" in table.output
     pdf = tmp_path / "scan.pdf"
     pdf.write_bytes(_blank_pdf())
     unreadable = run("--document", str(pdf))

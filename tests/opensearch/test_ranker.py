@@ -145,7 +145,8 @@ def test_eval_default_is_exactly_what_search_does(ratio_client) -> None:
     page = ratio_client.search(text, size=10)
     assert ranked[:10] == [hit.judgment_id for hit in page.hits]
     document = ratio_client.search_by_document(text, size=5)
-    assert [r.judgment_id for r in document] == runner.rank("default_document", text)[:5]
+    assert [h.judgment_id for h in document.hits] == runner.rank("default_document", text)[:5]
+    assert ratio_client.rank_document(text, size=5) == runner.rank("default_document", text)[:5]
 
 
 def test_search_request_rejects_an_unknown_ranking() -> None:
