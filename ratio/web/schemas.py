@@ -48,6 +48,8 @@ class SearchParams(BaseModel):
     judge: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="Only with these judges.")
     date_from: str | None = Field(None, max_length=20, description="Decided on or after (YYYY, YYYY-MM-DD).")
     date_to: str | None = Field(None, max_length=20, description="Decided on or before.")
+    statute: list[str] = Field(default_factory=list, max_length=MAX_LIST,
+                               description="Only judgments citing all these provisions (as statute: in q).")
     role: list[str] = Field(default_factory=list, max_length=MAX_LIST,
                             description="Preferred roles (required with mode=filter).")
     mode: RoleMode | None = Field(None, description="Role handling (default boost; filter when the query "
