@@ -76,10 +76,11 @@ def judgment_body(request: SearchRequest | None, size: int = FACET_SIZE, co_cita
 
 
 def role_body(request: SearchRequest | None, size: int = 20) -> Body:
-    """Judgments with a passage of each role matching the words within the filters (and the role filter, in
-    that mode); ``hits.total`` is the number of such passages."""
+    """Judgments with a passage of each role matching the words within the filters; ``hits.total`` is the number
+    of such passages. A role filter does not narrow it: every role keeps its count, so a page can offer the
+    others beside the one selected (roles are alternatives)."""
     return {"size": 0, "track_total_hits": True,
-            "query": bm25_query(request) if request is not None else {"match_all": {}},
+            "query": bm25_query(request, with_roles=False) if request is not None else {"match_all": {}},
             "aggs": {"role": {"terms": {"field": "role", "size": size, "order": {"judgments": "desc"}},
                               "aggs": {"judgments": {"cardinality": {"field": "judgment_id",
                                                                      "precision_threshold": 40000}}}}}}
