@@ -50,7 +50,6 @@ def test_a_filter_chip_removes_its_filter(page) -> None:
     page.get_by_label("Query").fill('murder court:"Supreme Court of India"')
     page.get_by_role("button", name="Search").click()
     page.wait_for_selector("#chips .chip-query")
-    shot(page, "filters-chips")
     page.locator("#chips .chip-query .chip-remove").click()
     page.wait_for_selector("ol.hits li.hit")
     assert page.get_by_label("Query").input_value() == "murder"
@@ -60,6 +59,19 @@ def test_a_filter_chip_removes_its_filter(page) -> None:
     expect(page.locator("#chips")).to_have_count(0)
     assert _total(page) == wide
     assert "date_from" not in parse_qs(urlparse(page.url).query)
+    # a provision selected from its facet and a court typed: both chips, the provision marked in its facet
+    page.locator("section.facet[data-facet=cited_provisions] a", has_text="IPC s. 302").click()
+    page.wait_for_selector("#chips")
+    assert parse_qs(urlparse(page.url).query)["statute"] == ["IPC s. 302"]
+    selected = page.locator("section.facet[data-facet=cited_provisions] li.selected")
+    expect(selected).to_have_text(re.compile("IPC s. 302"))
+    assert _total(page) < wide
+    page.get_by_label("Query").fill('murder court:"Supreme Court of India"')
+    page.get_by_role("button", name="Search").click()
+    page.wait_for_selector("#chips .chip-query")
+    assert page.locator("#chips .chip-label").all_inner_texts() == ["provision: IPC s. 302",
+                                                                    "court: Supreme Court of India"]
+    shot(page, "filters-chips")
 
 
 def test_the_year_range_picker_sets_the_date_filters(page) -> None:
