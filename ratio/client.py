@@ -184,13 +184,14 @@ class Client:
 
     def explore(self, query: str = "", options: FilterOptions | None = None, **overrides: Any) -> ExploreView:
         """Judgments per year, court, role, cited provision, cited judgment and judge, and provisions cited
-        together, over the whole corpus or the chunks ``query`` (and the options' filters) match lexically."""
+        together, over the whole corpus or the judgments ``query`` and the options' filters match, counted as the
+        search's facets and ``total`` count them (:mod:`search.facets`)."""
         options, extras = merge_options(options, overrides, REQUEST_EXTRAS)
         filtered = options.courts or options.judges or options.date_from or options.date_to
         request = (SearchRequest.from_options(query, options, facets=False, **extras)
                    if query.strip() or filtered or extras else None)
         with opensearch_errors(self.connection.url):
-            return explore(self.client, self.aliases["chunks"], request)
+            return explore(self.client, self.aliases, request)
 
     def judgment(self, judgment_id: str) -> JudgmentView:
         """One judgment as the judgment page and ``GET /api/v1/judgments/{id}`` show it: metadata, summary

@@ -11,9 +11,10 @@ party names (``A v. B``). "Cites" and "cited by" both come from the corpus's cit
 cited cases are grouped with their parallel citations, and the citations in the text are linked, by
 :mod:`search.judgment_text`, which also cuts the text into its numbered paragraphs.
 
-:func:`explore` aggregates over chunks (they carry year, court, role, judges and the citations), counting
-distinct judgments per bucket, optionally restricted by a request's lexical query and filters; it is what
-the explore page draws and what a CSV or Dashboards user would recount.
+:func:`explore` counts judgments per bucket by the rule the search page follows (:mod:`search.facets`: the
+judgments whose whole text matches the query's words and every constraint, over the judgments index; roles over
+the chunks), optionally restricted by a request; it is what the explore page draws and what a CSV or Dashboards
+user would recount.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from typing import Any
 from opensearchpy import NotFoundError, OpenSearch
 
 from legal.citations import extract_citations
-from search.builders import bm25_query
 from search.citation_graph import CitationGraph, load_graph
 from search.citecheck_lookup import lookup_case_names, lookup_provisions, lookup_reporters
+from search.facets import count
 from search.judgment_text import CitedCaseLink, ParagraphView, TextLink, cited_case_links, paragraph_views, text_links
 from search.records import JUDGMENT_FIELDS, StoredJudgment, stored_date
 from search.request import SearchRequest
@@ -223,55 +224,27 @@ def _quoted(value: str) -> str:
     return '"' + value.replace('"', "") + '"'
 
 
-def explore_body(request: SearchRequest | None, size: int = 15) -> dict[str, Any]:
-    """Aggregations over the chunks matching the request's lexical part (all chunks without a request)."""
-    judgments = {"judgments": {"cardinality": {"field": "judgment_id"}}}
-
-    def terms(name: str, n: int = size) -> dict[str, Any]:
-        # order by distinct judgments, not chunks: a long judgment must not outweigh many short ones
-        return {"terms": {"field": name, "size": n, "order": {"judgments": "desc"}}, "aggs": judgments}
-
-    query = bm25_query(request) if request is not None else {"match_all": {}}
-    return {
-        "size": 0, "track_total_hits": True, "query": query,
-        "aggs": {
-            "judgments": {"cardinality": {"field": "judgment_id", "precision_threshold": 40000}},
-            "years": {"histogram": {"field": "year", "interval": 1, "min_doc_count": 1}, "aggs": judgments},
-            "courts": terms("court"),
-            "roles": terms("role", 20),
-            "provisions": terms("cited_provisions"),
-            "cited_judgments": terms("cited_judgments"),
-            "judges": terms("judges"),
-            "co_citations": {"terms": {"field": "cited_provisions", "size": 10, "order": {"judgments": "desc"}},
-                             "aggs": {**judgments, "with": terms("cited_provisions", 6)}},
-        },
-    }
-
-
-def explore(client: OpenSearch, chunks_alias: str, request: SearchRequest | None = None) -> ExploreView:
+def explore(client: OpenSearch, aliases: dict[str, str], request: SearchRequest | None = None) -> ExploreView:
     """Counts of judgments per year, court, role, cited provision and judgment, judge, and pairs of provisions
-    cited together, each bucket carrying the query filter that narrows a search to it."""
-    response = client.search(index=chunks_alias, body=explore_body(request))
-    aggs = response["aggregations"]
+    cited together, each bucket carrying the query filter that narrows a search to it. Counted by the rule of
+    :mod:`search.facets`, as the search page counts: ``judgments`` is the search's ``total``."""
+    counted = count(client, aliases, request, size=15, co_citations=True)
 
     def buckets(name: str, make_filter) -> tuple[Bucket, ...]:
-        return tuple(Bucket(str(b["key"]), int(b["judgments"]["value"]), make_filter(str(b["key"])))
-                     for b in aggs[name]["buckets"])
+        return tuple(Bucket(str(b["key"]), b["judgments"], make_filter(str(b["key"]))) for b in counted.buckets(name))
 
-    years = tuple(Bucket(str(int(b["key"])), int(b["judgments"]["value"]), f"year:{int(b['key'])}")
-                  for b in aggs["years"]["buckets"])
     pairs: dict[tuple[str, str], int] = {}
-    for outer in aggs["co_citations"]["buckets"]:
+    for outer in counted.aggregations["co_citations"]["buckets"]:
         for inner in outer["with"]["buckets"]:
             if inner["key"] != outer["key"]:
                 pair = tuple(sorted((outer["key"], inner["key"])))
-                pairs[pair] = max(pairs.get(pair, 0), int(inner["judgments"]["value"]))  # type: ignore[index]
+                pairs[pair] = max(pairs.get(pair, 0), int(inner["doc_count"]))  # type: ignore[index]
     co = tuple((a, b, n) for (a, b), n in sorted(pairs.items(), key=lambda item: -item[1])[:15])
     return ExploreView(
-        judgments=int(aggs["judgments"]["value"]), chunks=int(response["hits"]["total"]["value"]), years=years,
-        courts=buckets("courts", lambda k: f"court:{_quoted(k)}"),
-        roles=buckets("roles", lambda k: f"role:{k}"),
-        provisions=buckets("provisions", lambda k: f"statute:{_quoted(k)}"),
+        judgments=counted.total, chunks=counted.passages, years=buckets("year", lambda k: f"year:{k}"),
+        courts=buckets("court", lambda k: f"court:{_quoted(k)}"),
+        roles=buckets("role", lambda k: f"role:{k}"),
+        provisions=buckets("cited_provisions", lambda k: f"statute:{_quoted(k)}"),
         cited_judgments=buckets("cited_judgments", lambda k: f"cites:{_quoted(k)}"),
         judges=buckets("judges", lambda k: f"judge:{_quoted(k)}"),
         co_citations=co)

@@ -29,8 +29,6 @@ from backends.llm import LLM
 from backends.opensearch.indices import NEURAL_PLUGIN, index_encoder
 from search.builders import (
     bm25_body,
-    bm25_query,
-    facet_aggregations,
     highlight_body,
     hybrid_body,
     knn_body,
@@ -39,6 +37,7 @@ from search.builders import (
 from search.expand import Expansion, expand
 from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
+from search.facets import facets
 from search.fusion import DEFAULT_RANK_CONSTANT, FusionMethod, fuse
 from search.intent import classify_intent
 from search.matching import Matching, allowed_body, cosine, count_body, meaning_floor, returned_ids, words_body
@@ -330,7 +329,9 @@ class Searcher:
         ranked, note = self.ranking(request, issues=bool(expansion and expansion.issues))
         if ranked is not None:
             return self._ranked_search(request, ranked, started, expansion, expand_ms)
-        chunks, fusion, aggregations = self.expanded_chunks(request, expansion.issues if expansion else ())
+        # facets are counted apart (search.facets): the hybrid response's aggregations would count the window
+        chunks, fusion, _ = self.expanded_chunks(dataclasses.replace(request, facets=False),
+                                                 expansion.issues if expansion else ())
         rerank_ms = None
         if request.rerank and request.query is not None:
             if self.reranker is None:
@@ -358,9 +359,7 @@ class Searcher:
             bucket = counted["aggregations"]["removed_by_role"]
             removed = int(bucket["doc_count"])
             removed_roles = {b["key"]: b["doc_count"] for b in bucket["roles"]["buckets"]}
-        facets = {name: [{"key": b["key"], "chunks": b["doc_count"], "judgments": b["judgments"]["value"]}
-                         for b in agg.get("buckets", [])] for name, agg in aggregations.items()}
-        return SearchResult(tuple(hits), len(groups), fusion, facets, removed, removed_roles,
+        return SearchResult(tuple(hits), len(groups), fusion, self._facets(request), removed, removed_roles,
                             round((time.perf_counter() - started) * 1000, 1),
                             None if rerank_ms is None else round(rerank_ms, 1), expansion, provisions, expand_ms,
                             explain_ms, "fusion", note, total=matching.total, meaning_floor=matching.floor,
@@ -391,14 +390,8 @@ class Searcher:
                                   (0,)) for pid, score in order if pid in found)
 
     def _facets(self, request: SearchRequest) -> dict[str, Any]:
-        """Facets over the chunks matching the query's words (what the fusion path reports too)."""
-        if not request.facets:
-            return {}
-        body = {"size": 0, "query": bm25_query(request, with_roles=False), "aggs": facet_aggregations(),
-                "track_total_hits": False}
-        aggregations = self.client.search(index=self.aliases["chunks"], body=body).get("aggregations", {})
-        return {name: [{"key": b["key"], "chunks": b["doc_count"], "judgments": b["judgments"]["value"]}
-                       for b in agg.get("buckets", [])] for name, agg in aggregations.items()}
+        """Facets by the counting rule of :mod:`search.facets` (the same on both paths, and Explore's)."""
+        return facets(self.client, self.aliases, request) if request.facets else {}
 
     def _ranked_search(self, request: SearchRequest, ranked: Ranking, started: float, expansion: Expansion | None,
                        expand_ms: float | None) -> SearchResult:

@@ -54,9 +54,9 @@ from search.errors import (
 )
 
 __all__ = [
-    "MAX_CHARS", "MAX_DEPTH", "MAX_TERMS", "AnyOf", "Clauses", "DateRange", "Filters", "Node", "ParsedQuery",
-    "Phrase", "Term", "YearRange", "leaves", "normalise_citation", "normalise_roles", "normalise_statute",
-    "parse_date", "parse_query", "parse_year_range", "positive_text",
+    "MAX_CHARS", "MAX_DEPTH", "MAX_TERMS", "AnyOf", "Clauses", "DateRange", "FilterSpan", "Filters", "Node",
+    "ParsedQuery", "Phrase", "Term", "YearRange", "filter_spans", "leaves", "normalise_citation", "normalise_roles",
+    "normalise_statute", "parse_date", "parse_query", "parse_year_range", "positive_text", "without_span",
 ]
 
 MAX_CHARS = 10_000
@@ -320,6 +320,7 @@ class _Token:
     text: str
     position: int
     name: str = ""  # FIELD only
+    end: int = -1  # FIELD only: where the ``name:value`` ends in the text
 
 
 def _clean(text: str) -> str:
@@ -356,7 +357,7 @@ def _field_token(text: str, start: int, end: int, match: re.Match[str]) -> tuple
             raise UnbalancedQuoteError(f"the value of {name}: opens a quote that never closes: add the closing \"",
                                        end)
         value, end = text[end + 1:close], close + 1
-    return _Token("FIELD", _tidy(value), start, FIELDS[name]), end
+    return _Token("FIELD", _tidy(value), start, FIELDS[name], end), end
 
 
 def _tokens(text: str) -> list[_Token]:
@@ -578,6 +579,32 @@ def parse_query(text: str) -> ParsedQuery:
     if node is not None and not positive_text(node) and filters.empty:
         raise EmptyQueryError("the query only excludes words: add a word or phrase to search for")
     return ParsedQuery(text, node, filters, roles)
+
+
+@dataclass(frozen=True)
+class FilterSpan:
+    """A fielded filter as typed: its canonical field name (``court``, ``year``, ``from``, ...), its value, and
+    where it stands in the text (``text[start:end]`` is ``name:value`` or ``name:"value"``), so a page can show
+    it as a chip and remove exactly it."""
+
+    name: str
+    value: str
+    start: int
+    end: int
+
+
+def filter_spans(text: str) -> list[FilterSpan]:
+    """The fielded filters of ``text`` in order, as the tokenizer reads them (so ``court:`` inside a quoted
+    phrase is not one). Raises a :class:`~search.errors.QueryError` where the tokenizer does; a filter misplaced
+    inside parentheses is still listed (parsing, not tokenizing, refuses it)."""
+    if len(text) > MAX_CHARS:
+        raise QueryTooLongError(f"the query is {len(text)} characters long: shorten it to {MAX_CHARS}")
+    return [FilterSpan(t.name, t.text, t.position, t.end) for t in _tokens(_clean(text)) if t.kind == "FIELD"]
+
+
+def without_span(text: str, start: int, end: int) -> str:
+    """``text`` less ``text[start:end]``, the words either side joined by one space."""
+    return f"{text[:start].rstrip()} {text[end:].lstrip()}".strip()
 
 
 _SYNTAX_CHARS = re.compile(r'["()]|(?<![\w.])[-+](?=\w)|\b(AND|OR|NOT)\b')

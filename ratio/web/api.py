@@ -85,7 +85,8 @@ async def search_post(params: SearchParams, svc: ServiceDep, request: Request) -
 @router.get("/facets", response_model=dict[str, list[dict[str, Any]]], tags=["search"])
 async def facets(params: Annotated[SearchParams, Query()], svc: ServiceDep,
                  request: Request) -> dict[str, list[dict[str, Any]]]:
-    """Facet counts (court, year, role, cited provisions, judges) of the chunks a search matches."""
+    """Facet counts (court, year, role, cited provisions, judges): the judgments a search matches, counted as
+    Explore counts them (docs/web.md, "Counting")."""
     page = await heavy(request, svc.search, params.model_copy(update={"size": 1, "explain": False, "cursor": None}))
     return page.facets
 

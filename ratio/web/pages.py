@@ -1,7 +1,8 @@
 """Server-rendered pages: search, judgment, explore, provision, and the explanation fragment.
 
-The pages work without JavaScript: every filter is a form field or a link, every chart bar a link that
-adds its filter to the query. Two small scripts improve on that: explanations are fetched after the
+The pages work without JavaScript: every filter is a form field or a link, every facet value and chart bar a
+link that selects it (or, selected, removes it), and every applied filter a chip whose link removes just it
+(:mod:`ratio.web.chips`). Two small scripts improve on that: explanations are fetched after the
 results are shown (``/ui/explain``), so an LLM never delays the list, and the judgment page's role legend
 hides and shows sentences by role. Templates autoescape; the only markup passed through is the
 highlighter's, whose text OpenSearch has already HTML-escaped.
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
@@ -20,18 +20,20 @@ from markupsafe import Markup
 from pydantic import ValidationError
 
 from legal.roles import load_role_set
+from ratio.web.chips import FacetLink, chips, clear_all, facet_links, hidden_fields, query_roles, search_query
 from ratio.web.offload import DeadlineExceededError, with_deadline
 from ratio.web.pages_brief import more_like_url
 from ratio.web.passages import highlight_words, hl_pattern, passage_link, sentences_html
 from ratio.web.schemas import SearchParams
 from ratio.web.service import Service
 from search.errors import QueryError
+from search.options import RoleMode
 from search.request import SearchRequest
 from search.syntax import MAX_CHARS
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
-SEARCH_FIELDS = ("q", "court", "judge", "date_from", "date_to", "role", "mode", "cursor")
+SEARCH_FIELDS = ("q", "court", "judge", "statute", "date_from", "date_to", "role", "mode", "cursor")
 
 
 def _roles() -> list[dict[str, str]]:
@@ -52,24 +54,24 @@ def _params(request: Request) -> tuple[SearchParams, str | None]:
     raw: dict[str, Any] = {}
     for key in SEARCH_FIELDS:
         values = [v for v in request.query_params.getlist(key) if v.strip()]
-        if key in ("court", "judge", "role"):
+        if key in ("court", "judge", "role", "statute"):
             raw[key] = values
         elif values:
             raw[key] = values[0]
     try:
-        return SearchParams(**raw), None
+        params = SearchParams(**raw)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
         return SearchParams(), problems
+    if params.mode in (RoleMode.FILTER, RoleMode.BOOST) and not params.role and not query_roles(params.q):
+        # the form always says what a role does; with no role named anywhere there is nothing for it to do
+        params = params.model_copy(update={"mode": None})
+    return params, None
 
 
 def _with(params: SearchParams, **changes: Any) -> str:
     """A search URL for ``params`` changed by ``changes`` (None removes a field); the cursor never carries."""
-    data = params.model_dump(include={"q", "court", "judge", "date_from", "date_to", "role", "mode"})
-    data.update(changes)
-    pairs = [(k, v) for k, value in data.items() if value not in (None, "", [])
-             for v in (value if isinstance(value, list) else [value])]
-    return "?" + urlencode(pairs)
+    return search_query(params, **changes)
 
 
 def _add_filter(params: SearchParams, clause: str) -> str:
@@ -92,7 +94,8 @@ async def search_page(request: Request) -> HTMLResponse:
     params, error = _params(request)
     svc = _service(request)
     page, status = None, 200
-    if error is None and (params.q.strip() or params.court or params.judge or params.date_from or params.date_to):
+    if error is None and (params.q.strip() or params.court or params.judge or params.date_from or params.date_to
+                          or params.statute):
         try:
             page = await with_deadline(request.app.state.heavy_timeout, svc.search, params)
         except QueryError as exc:
@@ -101,20 +104,20 @@ async def search_page(request: Request) -> HTMLResponse:
             error, status = str(exc), 503
     elif error:
         status = 422
-    facet_links = {}
+    applied = chips(params)
+    facets: dict[str, list] = {}
     if page is not None:
-        for name, clause in (("court", 'court:"{}"'), ("year", "year:{}"), ("role", "role:{}"),
-                             ("cited_provisions", 'statute:"{}"'), ("judges", 'judge:"{}"')):
-            facet_links[name] = [(str(b["key"] if name != "year" else int(b["key"])), b["judgments"],
-                                  _add_filter(params, clause.format(b["key"] if name != "year" else int(b["key"]))))
-                                 for b in page.facets.get(name, [])[:10]]
+        for name in ("court", "year", "role", "cited_provisions", "judges"):
+            facets[name] = facet_links(params, name, page.facets.get(name, []), applied,
+                                       limit=None if name == "year" else 10)
     more_like = {hit.judgment_id: more_like_url(hit.judgment_id) for hit in page.hits} if page else {}
     passage_links = {hit.judgment_id: [passage_link(hit.judgment_id, p.sentence_start,
                                                     highlight_words(p.highlights, _plain_words(params.q)))
                                        for p in hit.passages] for hit in page.hits} if page else {}
     return _render(request, "search.html", {
-        "params": params, "page": page, "error": error, "facet_links": facet_links, "more_like": more_like,
+        "params": params, "page": page, "error": error, "facets": facets, "more_like": more_like,
         "passage_links": passage_links,
+        "chips": applied, "clear_url": clear_all(params), "year_fields": hidden_fields(params, "date_from", "date_to"),
         "matched_by": "words" if _has_words(params.q) else "filters", "filters_said": _filters_said(params),
         "next_url": _with(params, cursor=page.next_cursor) if page and page.next_cursor else None,
         "export_url": "/api/v1/export.csv" + _with(params) if page else None,
@@ -125,6 +128,7 @@ async def search_page(request: Request) -> HTMLResponse:
 def _filters_said(params: SearchParams) -> list[str]:
     """The form's filters in words, for the no-match sentence (those typed in the box are in the query)."""
     said = [f"court {c}" for c in params.court] + [f"judge {j}" for j in params.judge]
+    said += [f"provision {s}" for s in params.statute]
     said += [f"decided from {params.date_from}"] if params.date_from else []
     said += [f"decided to {params.date_to}"] if params.date_to else []
     return said + [f"role {r.replace('_', ' ')}" for r in params.role]
@@ -169,15 +173,21 @@ async def explore_page(request: Request) -> HTMLResponse:
         except DeadlineExceededError as exc:
             error, status = str(exc), 503
     links = {}
+    applied = chips(params)
     if view is not None:
         words = _has_words(params.q)
-        for name in ("years", "courts", "roles", "provisions", "cited_judgments", "judges"):
+        for name, facet in (("years", "year"), ("courts", "court"), ("roles", "role"),
+                            ("provisions", "cited_provisions"), ("judges", "judges")):
             # a role only says where to look, so a role bar links to a search only when there are words
-            links[name] = [(b.key, b.judgments, _add_filter(params, b.filter) if words or name != "roles" else None)
-                           for b in getattr(view, name)]
+            buckets = [{"key": b.key, "judgments": b.judgments} for b in getattr(view, name)]
+            links[name] = facet_links(params, facet, buckets, applied, limit=None, link=words or name != "roles")
+        links["cited_judgments"] = [FacetLink(b.key, b.key, b.judgments, _add_filter(params, b.filter))
+                                    for b in view.cited_judgments]
     return _render(request, "explore.html", {
         "params": params, "view": view, "error": error, "links": links,
-        "search_url": _with(params), "export_url": "/api/v1/export.csv" + _with(params)}, status)
+        "search_url": _with(params), "export_url": "/api/v1/export.csv" + _with(params),
+        "chips": applied, "clear_url": clear_all(params), "year_fields": hidden_fields(params, "date_from", "date_to")},
+        status)
 
 
 def _has_words(query: str) -> bool:

@@ -10,7 +10,7 @@ Responses reuse the search layer's frozen dataclasses, so the API, the Python cl
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -48,6 +48,9 @@ class SearchParams(BaseModel):
     judge: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="Only with these judges.")
     date_from: str | None = Field(None, max_length=20, description="Decided on or after (YYYY, YYYY-MM-DD).")
     date_to: str | None = Field(None, max_length=20, description="Decided on or before.")
+    statute: list[Annotated[str, Field(max_length=200)]] = Field(
+        default_factory=list, max_length=MAX_LIST,
+        description="Only judgments citing all these provisions (as statute: in q), e.g. \"s. 302 IPC\".")
     role: list[str] = Field(default_factory=list, max_length=MAX_LIST,
                             description="Preferred roles (required with mode=filter).")
     mode: RoleMode | None = Field(None, description="Role handling (default boost; filter when the query "

@@ -79,7 +79,7 @@ def csv_cell(value: str) -> str:
 
 def build_request(params: SearchParams, page: int = 1, **overrides: Any) -> SearchRequest:
     """The validated ``SearchRequest`` for API parameters (raises ``QueryError`` with a message to act on)."""
-    return SearchRequest.from_options(params.q, params.options(page, **overrides))
+    return SearchRequest.from_options(params.q, params.options(page, **overrides), statutes=tuple(params.statute))
 
 
 @dataclass
@@ -134,7 +134,8 @@ class Service:
         return citing_judgments(self.client.client, self.client.aliases["judgments"], keys, size)
 
     def explore(self, params: SearchParams) -> ExploreView:
-        return self.client.explore(params.q, params.options())
+        extras = {"statutes": tuple(params.statute)} if params.statute else {}
+        return self.client.explore(params.q, params.options(), **extras)
 
     def explain(self, query: str, judgment_id: str) -> Explanation:
         return self.client.explain(query, judgment_id)

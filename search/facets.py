@@ -1,0 +1,129 @@
+"""Facet counts, counted one way for the search page, the facets route and Explore.
+
+The counting rule (docs/web.md, "Counting"): a judgment counts when its whole text matches the query's words and
+every constraint (filters, quoted phrases, required and excluded words): the judgments of a search's ``total``
+(:func:`search.matching.lexical_query`). So the aggregations run over the judgments index, one document per
+judgment: a bucket's ``doc_count`` is a number of judgments, exact, and Explore's headline equals Search's total
+for the same query and filters, whichever path (the learned ranker or the chunk fusion) ranked the hits. Counting
+the ranked window's chunks instead (what a hybrid response's aggregations see) would count the k-NN half's
+neighbours, a fixed-size sample, and a judgment once per matching passage.
+
+Roles are the exception: a role belongs to a passage, not a judgment. The role counts are of judgments with a
+passage of that role matching the words within the filters (the chunks index, distinct ``judgment_id``), so a
+judgment counts under each role it has a matching passage in; a role filter narrows which passages are searched
+and shown, not which judgments count.
+
+The year histogram is continuous: empty years are buckets of 0 (``min_doc_count: 0``), and a year or date filter
+stretches the axis to its bounds (``extended_bounds``), so a gap in the record shows as a gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from opensearchpy import OpenSearch
+
+from search.builders import bm25_query
+from search.matching import lexical_query
+from search.request import SearchRequest
+from search.syntax import YEAR_MAX, YEAR_MIN
+
+__all__ = ["FACET_SIZE", "Counts", "count", "facets", "judgment_body", "role_body", "year_bounds"]
+
+Body = dict[str, Any]
+FACET_SIZE = 15
+SEARCH_FACETS = ("court", "year", "role", "cited_provisions", "judges")
+
+
+def year_bounds(request: SearchRequest | None) -> dict[str, int]:
+    """The years a request's year and date filters allow, as histogram ``extended_bounds`` (either side may be
+    missing: the data's first or last year then closes the axis)."""
+    if request is None:
+        return {}
+    low, high = [], []
+    if request.filters.years:
+        low.append(request.filters.years.start)
+        high.append(request.filters.years.end)
+    if request.filters.dates:
+        dates = request.filters.dates
+        low.append(dates.start.year if dates.start else None)
+        high.append(dates.end.year if dates.end else None)
+    start = max((y for y in low if y is not None), default=None)
+    end = min((y for y in high if y is not None), default=None)
+    bounds = {k: v for k, v in (("min", start), ("max", end)) if v is not None and YEAR_MIN <= v <= YEAR_MAX}
+    return {} if "min" in bounds and "max" in bounds and bounds["min"] > bounds["max"] else bounds
+
+
+def judgment_body(request: SearchRequest | None, size: int = FACET_SIZE, co_citations: bool = False) -> Body:
+    """Judgments matching the request (all of them without one) per court, year, cited provision and judgment,
+    and judge; ``hits.total`` is the exact number of judgments matching."""
+
+    def terms(name: str, n: int = size) -> Body:
+        return {"terms": {"field": name, "size": n}}
+
+    histogram: Body = {"field": "year", "interval": 1, "min_doc_count": 0}
+    bounds = year_bounds(request)
+    if bounds:
+        histogram["extended_bounds"] = bounds
+    aggs: Body = {"court": terms("court"), "year": {"histogram": histogram},
+                  "cited_provisions": terms("cited_provisions"), "cited_judgments": terms("cited_judgments"),
+                  "judges": terms("judges")}
+    if co_citations:
+        aggs["co_citations"] = {**terms("cited_provisions", 10), "aggs": {"with": terms("cited_provisions", 6)}}
+    return {"size": 0, "track_total_hits": True,
+            "query": lexical_query(request) if request is not None else {"match_all": {}}, "aggs": aggs}
+
+
+def role_body(request: SearchRequest | None, size: int = 20) -> Body:
+    """Judgments with a passage of each role matching the words within the filters; ``hits.total`` is the number
+    of such passages. A role filter does not narrow it: every role keeps its count, so a page can offer the
+    others beside the one selected (roles are alternatives)."""
+    return {"size": 0, "track_total_hits": True,
+            "query": bm25_query(request, with_roles=False) if request is not None else {"match_all": {}},
+            "aggs": {"role": {"terms": {"field": "role", "size": size, "order": {"judgments": "desc"}},
+                              "aggs": {"judgments": {"cardinality": {"field": "judgment_id",
+                                                                     "precision_threshold": 40000}}}}}}
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What :func:`count` found: judgments matching, passages matching, and the raw aggregations."""
+
+    total: int
+    passages: int
+    aggregations: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, judgments: dict[str, Any], passages: dict[str, Any]) -> Counts:
+        return cls(int(judgments["hits"]["total"]["value"]), int(passages["hits"]["total"]["value"]),
+                   {**judgments.get("aggregations", {}), **passages.get("aggregations", {})})
+
+    def buckets(self, name: str) -> list[dict[str, Any]]:
+        """``[{"key", "judgments"}]`` of one facet (years as integers, roles by distinct judgments)."""
+        rows = []
+        for bucket in self.aggregations.get(name, {}).get("buckets", []):
+            key = int(bucket["key"]) if name == "year" else bucket["key"]
+            judgments = bucket["judgments"]["value"] if "judgments" in bucket else bucket["doc_count"]
+            rows.append({"key": key, "judgments": int(judgments)})
+        return rows
+
+
+def count(client: OpenSearch, aliases: dict[str, str], request: SearchRequest | None, size: int = FACET_SIZE,
+          co_citations: bool = False) -> Counts:
+    """Both counting requests in one ``_msearch``: the judgments index for the judgment facets and the total, the
+    chunks index for the roles."""
+    lines: list[Body] = [{"index": aliases["judgments"]}, judgment_body(request, size, co_citations),
+                         {"index": aliases["chunks"]}, role_body(request)]
+    responses = client.msearch(body=lines)["responses"]
+    for response in responses:
+        if "error" in response:
+            raise RuntimeError(f"the facet counts failed: {response['error']}")
+    return Counts.of(*responses)
+
+
+def facets(client: OpenSearch, aliases: dict[str, str], request: SearchRequest,
+           size: int = FACET_SIZE) -> dict[str, list[dict[str, Any]]]:
+    """The search page's facets (court, year, role, cited provisions, judges) by the counting rule."""
+    counted = count(client, aliases, request, size)
+    return {name: counted.buckets(name) for name in SEARCH_FACETS}
