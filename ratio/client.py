@@ -161,6 +161,8 @@ class Client:
         ``overrides`` change single options (``courts=["Supreme Court of India"]``, ``size=5``, ``page=2``) or
         add filters the query syntax also spells (``cites=[...]``, ``statutes=[...]``, ``years="1990..1999"``).
         An unknown keyword or a wrong type (``courts="..."``: a string, not a list) raises ``ratio.QueryError``.
+        ``sort="newest"`` (``oldest``, ``cited_by``) pages every matching judgment in that order (``page`` counts in
+        it, up to the first 10,000; the API's cursors page further).
 
         The page is the API's :class:`~ratio.web.schemas.SearchPage`; it pages by ``page=``, so its
         ``next_cursor`` (an API cursor) is None. :meth:`run` gives the engine's fuller ``SearchResult``."""
@@ -169,7 +171,7 @@ class Client:
         _, notes = window_notes(result, options.page, options.size, options.candidates)
         from ratio.web.service import to_page  # the API's own conversion (the service imports this module)
 
-        return to_page(query, result, options.page, None, notes)
+        return to_page(query, result, options.page, None, notes, size=options.size)
 
     def run(self, request: SearchRequest) -> SearchResult:
         """Run a built request: the engine's result with its timings (rerank, expansion, explanations)."""
