@@ -136,7 +136,8 @@ class Client:
 
     @cached_property
     def graphs(self) -> GraphCache:
-        """The corpus's citation graph, kept between judgment views ("cites" and "cited by" read it)."""
+        """The corpus's citation graph, kept between judgment views ("cites" and "cited by" read it, and the
+        cited-by sort)."""
         return GraphCache(self.client, self.aliases["judgments"])
 
     def check_indices(self, kinds: tuple[str, ...] = ("judgments", "chunks")) -> None:
@@ -153,7 +154,7 @@ class Client:
     def searcher(self) -> Searcher:
         self.check_indices()
         return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker, llm=self.llm,
-                        rerank_weight=self.rerank_weight, ranker=self._ranker)
+                        rerank_weight=self.rerank_weight, ranker=self._ranker, graphs=self.graphs)
 
     def search(self, query: str, options: SearchOptions | None = None, **overrides: Any) -> SearchPage:
         """One page of judgments for ``query`` (Ratio's query syntax) with ``options``

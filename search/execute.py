@@ -37,6 +37,7 @@ from search.builders import (
     knn_body,
     role_filter_count_body,
 )
+from search.citation_graph import CitationGraph, GraphCache
 from search.expand import Expansion, expand
 from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
@@ -56,7 +57,7 @@ from search.ranking.statutes import rank_provisions
 from search.records import HIT_FIELDS, ChunkHit, JudgmentChunks, MatchKind, StoredJudgment, by_id, roll_up
 from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
-from search.sorting import CitedByCounts, SortPosition, SortValue, fetch
+from search.sorting import SortPosition, SortValue, cited_by_counts, fetch
 from search.syntax import as_plain_text, parse_query
 
 __all__ = ["ChunkHit", "JudgmentChunks", "JudgmentHit", "MatchKind", "Passage", "SearchResult", "Searcher",
@@ -138,7 +139,8 @@ class Searcher:
     def __init__(self, client: OpenSearch, aliases: dict[str, str], encoder: Encoder,
                  server_fusion: bool | None = None, reranker: Reranker | None = None,
                  llm: LLM | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT,
-                 ranker: str | RankerModel | None = DEFAULT_MODEL, meaning_floor: float | None = None) -> None:
+                 ranker: str | RankerModel | None = DEFAULT_MODEL, meaning_floor: float | None = None,
+                 graphs: GraphCache | None = None) -> None:
         self.client = client
         self.aliases = aliases
         self.encoder = encoder
@@ -154,7 +156,9 @@ class Searcher:
         self._ranker: Ranker | None = None
         self.ranker_note: str | None = None if ranker is not None else "the learned ranker is off"
         self._floor = meaning_floor  # None: the floor of the encoder the chunks index was built with
-        self.cited_by_counts = CitedByCounts()  # the citation graph's counts, read again when the index changes
+        # the corpus's citation graph (shared with the judgment page when given) and its cited-by counts
+        self.graphs = graphs or GraphCache(client, aliases["judgments"])
+        self._cited_by: tuple[CitationGraph, dict[str, int]] | None = None
 
     @property
     def floor(self) -> float:
@@ -451,13 +455,19 @@ class Searcher:
                             meaning_floor=ranked.matching.floor if ranked.matching else None,
                             below_floor=ranked.matching.below_floor if ranked.matching else 0)
 
+    def cited_by_counts(self) -> dict[str, int]:
+        """How many corpus judgments cite each judgment (those cited at all), from the citation graph."""
+        graph = self.graphs.graph()
+        if self._cited_by is None or self._cited_by[0] is not graph:
+            self._cited_by = (graph, cited_by_counts(graph))
+        return self._cited_by[1]
+
     def _sorted_search(self, request: SearchRequest, position: SortPosition | None) -> SearchResult:
         """A page of every matching judgment in ``request.sort`` order (:mod:`search.sorting`), with the passages
         the ranker's path would show and what each hit matched."""
         started = time.perf_counter()
         vector = self.vector(request) if request.semantic_text else None
-        counts = (self.cited_by_counts(self.client, self.aliases["judgments"])
-                  if request.sort is SortOrder.CITED_BY else None)
+        counts = self.cited_by_counts() if request.sort is SortOrder.CITED_BY else None
         window = fetch(self.client, self.aliases, request, vector=vector, floor=self.floor, size=request.size,
                        start=(request.page - 1) * request.size, position=position, counts=counts)
         ids = list(window.ids)

@@ -18,9 +18,10 @@ broken by ``judgment_id``, so it is total and pages never overlap:
 * ``cited_by``: how many corpus judgments cite it, from the resolved citation graph
   (:mod:`search.citation_graph`, the same that the judgment page's "cited by" shows), newest first among equals.
   The judgments index does not store the count: a count stored per judgment goes stale whenever a newer
-  judgment cites an older one, so the graph is read (one scroll over the metadata) and cached until the index
-  changes (:class:`CitedByCounts`), and the order is a script sort over the counts. It works on every index,
-  old ones included; the cost is one scroll per index change and a parameter map of the cited judgments.
+  judgment cites an older one, so the graph is read (one scroll over the metadata, kept by
+  :class:`search.citation_graph.GraphCache` until the index changes) and the order is a script sort over the
+  counts (:func:`cited_by_counts`). It works on every index, old ones included; the cost is one scroll per
+  index change and a parameter map of the cited judgments in each sorted request.
 
 Paging. Page ``n`` of a plain call is ``from``/``size`` (up to OpenSearch's 10,000 result window). Deeper, and
 for stable pages while the index changes, a :class:`SortPosition` names a point in time (PIT) and the sort
@@ -41,7 +42,7 @@ from typing import Any
 from opensearchpy import NotFoundError, OpenSearch, RequestError, TransportError
 
 from search.builders import bm25_query
-from search.citation_graph import load_graph
+from search.citation_graph import CitationGraph
 from search.errors import BadValueError
 from search.matching import cosine, lexical_query
 from search.options import MAX_CANDIDATES, RoleMode, SortOrder
@@ -49,7 +50,7 @@ from search.ranking.serve import constraints
 from search.request import SearchRequest
 
 __all__ = [
-    "KEEP_ALIVE", "MAX_MEANING", "CitedByCounts", "ExpiredPositionError", "SortPosition", "SortedWindow",
+    "KEEP_ALIVE", "MAX_MEANING", "ExpiredPositionError", "SortPosition", "SortedWindow", "cited_by_counts",
     "fetch", "meaning_body", "open_point_in_time", "sort_clauses", "sorted_body", "sorted_query",
 ]
 
@@ -167,23 +168,9 @@ def open_point_in_time(client: OpenSearch, index: str) -> str | None:
         raise
 
 
-class CitedByCounts:
-    """How many corpus judgments cite each judgment, from the citation graph, read again only when the
-    judgments index changed (its document count or latest ``indexed_at``)."""
-
-    def __init__(self) -> None:
-        self._key: tuple[Any, ...] | None = None
-        self._counts: dict[str, int] = {}
-
-    def __call__(self, client: OpenSearch, judgments: str) -> dict[str, int]:
-        state = client.search(index=judgments, body={"size": 0, "track_total_hits": True,
-                                                     "aggs": {"latest": {"max": {"field": "indexed_at"}}}})
-        key = (judgments, state["hits"]["total"]["value"], state["aggregations"]["latest"].get("value"))
-        if key != self._key:
-            graph = load_graph(client, judgments)
-            self._counts = {doc: len(citers) for doc, citers in graph.cited_by.items() if citers}
-            self._key = key
-        return self._counts
+def cited_by_counts(graph: CitationGraph) -> dict[str, int]:
+    """The parameters of the cited-by sort: how many corpus judgments cite each judgment cited at all."""
+    return {doc: len(citers) for doc, citers in graph.cited_by.items() if citers}
 
 
 def _values(hit: Mapping[str, Any]) -> tuple[SortValue, ...]:

@@ -86,7 +86,7 @@ def test_cited_by_is_non_increasing_by_the_citation_graph(api: TestClient, clien
     graph = load_graph(client, aliases["judgments"])
     hits = [h for p in _pages(api, q=QUERY, sort="cited_by", size=5) for h in p["hits"]]
     counts = [graph.cited_by_count(h["judgment_id"]) for h in hits]
-    assert counts == sorted(counts, reverse=True)
+    assert counts == sorted(counts, reverse=True) and counts[0] >= 2, counts  # C99: cited by C26 and C152
     equal = {}  # among equally cited judgments, newest first
     for hit, count in zip(hits, counts, strict=True):
         equal.setdefault(count, []).append(hit["decision_date"])
