@@ -43,7 +43,7 @@ from opensearchpy import NotFoundError, OpenSearch, RequestError, TransportError
 
 from search.builders import bm25_query
 from search.citation_graph import CitationGraph
-from search.errors import BadValueError
+from search.errors import ExpiredPositionError
 from search.matching import cosine, lexical_query
 from search.options import MAX_CANDIDATES, RoleMode, SortOrder
 from search.ranking.serve import constraints
@@ -59,10 +59,6 @@ SortValue = str | int | float | None
 KEEP_ALIVE = "5m"
 MAX_MEANING = MAX_CANDIDATES  # meaning-only judgments a sorted search can include (the most similar)
 CITED_BY_SCRIPT = "params.counts.getOrDefault(doc['judgment_id'].value, 0)"
-
-
-class ExpiredPositionError(BadValueError):
-    """A page position whose point in time has expired, or that no point in time of this corpus backs."""
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,9 @@ from ratio.web.pages_brief import more_like_url
 from ratio.web.passages import highlight_words, hl_pattern, passage_link, sentences_html
 from ratio.web.schemas import SearchParams
 from ratio.web.service import Service
-from search.errors import QueryError
+from search.errors import ExpiredPositionError, QueryError
 from search.options import RoleMode, SortOrder
 from search.request import SearchRequest
-from search.sorting import ExpiredPositionError
 from search.syntax import MAX_CHARS
 
 router = APIRouter(include_in_schema=False)

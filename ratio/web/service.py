@@ -5,7 +5,7 @@ judgments. Paging uses an opaque cursor that names the page and a fingerprint of
 replayed with another query is refused instead of silently returning a page of something else. A sorted
 search's cursor also carries its point in time and the sort values of the hit to continue after (next) or
 before (previous), each checked against the order's keys; a point in time that expired or that this corpus
-did not open is an :class:`search.sorting.ExpiredPositionError` (the API's 410, asking to start again).
+did not open is an :class:`search.errors.ExpiredPositionError` (the API's 410, asking to start again).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from opensearchpy import OpenSearch
 from ratio.web.schemas import SearchParams
 from ratio.web.service import encode_cursor
 from search.citation_graph import load_graph
+from search.errors import ExpiredPositionError
 from search.options import SortOrder
 from search.request import SearchRequest
 from search.sorting import SortPosition, sort_clauses, sorted_body
@@ -189,7 +190,7 @@ def test_a_sorted_cursor_goes_past_the_ranked_window(api: TestClient) -> None:
     assert relevance["next_cursor"] is None
 
 
-def test_client_and_remote_client_agree(ratio_client, live_server: str) -> None:
+def test_client_and_remote_client_agree(ratio_client, live_server: str, client: OpenSearch) -> None:
     from ratio.remote import RemoteClient
 
     remote = RemoteClient(live_server)
@@ -202,6 +203,11 @@ def test_client_and_remote_client_agree(ratio_client, live_server: str) -> None:
         second = ratio_client.search(QUERY, sort=sort, size=6, page=2)
         following = remote.search(QUERY, sort=sort, size=6, cursor=page.next_cursor)
         assert [h.judgment_id for h in second.hits] == [h.judgment_id for h in following.hits]
+    # an expired cursor is the same error from the remote client as from the API: ExpiredPositionError (410)
+    client.delete_pit(body={"pit_id": [_decoded(page.next_cursor)["t"]]})
+    with pytest.raises(ExpiredPositionError, match="search again from the first page") as raised:
+        remote.search(QUERY, sort="cited_by", size=6, cursor=page.next_cursor)
+    assert raised.value.status == 410 and raised.value.code == "cursor_expired"
 
 
 def test_sorted_searches_still_come_back_empty_when_nothing_matches(api: TestClient) -> None:
