@@ -493,7 +493,7 @@ class Searcher:
             shown = tuple(Passage.from_chunk(ChunkHit(cid, chunk_score, src), marked)
                           for cid, chunk_score, src, _, marked in passages.get(doc, ()))
             explanation = self._explain(request, len(hits), judgment, shown[0]) if request.explain and shown else None
-            hits.append(JudgmentHit(doc, score, judgment.title, judgment.court, judgment.date_text, judgment.judges,
+            hits.append(JudgmentHit(doc, score, judgment.title, judgment.court, judgment.decision_date, judgment.judges,
                                     shown, explanation, matching.kinds.get(doc, MatchKind.MEANING),
                                     matching.similarity.get(doc, window.similarity.get(doc))))
         return SearchResult(tuple(hits), window.found, f"sorted:{request.sort.value}", self._facets(request),
