@@ -73,13 +73,14 @@ def _params(request: Request) -> tuple[SearchParams, str | None]:
 
 
 def _with(params: SearchParams, **changes: Any) -> str:
-    """A search URL for ``params`` changed by ``changes`` (None removes a field); the cursor never carries, the
-    sort order does (relevance, the default, is left out)."""
+    """A search URL for ``params`` changed by ``changes`` (None removes a field); the cursor never carries (only
+    ``cursor=`` given here, for page links), the sort order does (relevance, the default, is left out)."""
     sort = changes.pop("sort", params.sort)
+    cursor = changes.pop("cursor", None)  # a page link's own cursor (chips.search_query drops cursors)
+    extra = {"sort": SortOrder(sort).value} if sort and sort != SortOrder.RELEVANCE else {}
+    extra |= {"cursor": cursor} if cursor else {}
     url = search_query(params, **changes)
-    if sort and sort != SortOrder.RELEVANCE:
-        url += ("&" if len(url) > 1 else "") + urlencode({"sort": SortOrder(sort).value})
-    return url
+    return url + ("&" if len(url) > 1 else "") + urlencode(extra) if extra else url
 
 
 def _add_filter(params: SearchParams, clause: str) -> str:
