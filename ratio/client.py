@@ -136,7 +136,8 @@ class Client:
 
     @cached_property
     def graphs(self) -> GraphCache:
-        """The corpus's citation graph, kept between judgment views ("cites" and "cited by" read it)."""
+        """The corpus's citation graph, kept between judgment views ("cites" and "cited by" read it, and the
+        cited-by sort)."""
         return GraphCache(self.client, self.aliases["judgments"])
 
     def check_indices(self, kinds: tuple[str, ...] = ("judgments", "chunks")) -> None:
@@ -153,7 +154,7 @@ class Client:
     def searcher(self) -> Searcher:
         self.check_indices()
         return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker, llm=self.llm,
-                        rerank_weight=self.rerank_weight, ranker=self._ranker)
+                        rerank_weight=self.rerank_weight, ranker=self._ranker, graphs=self.graphs)
 
     def search(self, query: str, options: SearchOptions | None = None, **overrides: Any) -> SearchPage:
         """One page of judgments for ``query`` (Ratio's query syntax) with ``options``
@@ -161,6 +162,8 @@ class Client:
         ``overrides`` change single options (``courts=["Supreme Court of India"]``, ``size=5``, ``page=2``) or
         add filters the query syntax also spells (``cites=[...]``, ``statutes=[...]``, ``years="1990..1999"``).
         An unknown keyword or a wrong type (``courts="..."``: a string, not a list) raises ``ratio.QueryError``.
+        ``sort="newest"`` (``oldest``, ``cited_by``) pages every matching judgment in that order (``page`` counts in
+        it, up to the first 10,000; the API's cursors page further).
 
         The page is the API's :class:`~ratio.web.schemas.SearchPage`; it pages by ``page=``, so its
         ``next_cursor`` (an API cursor) is None. :meth:`run` gives the engine's fuller ``SearchResult``."""
@@ -169,7 +172,7 @@ class Client:
         _, notes = window_notes(result, options.page, options.size, options.candidates)
         from ratio.web.service import to_page  # the API's own conversion (the service imports this module)
 
-        return to_page(query, result, options.page, None, notes)
+        return to_page(query, result, options.page, None, notes, size=options.size)
 
     def run(self, request: SearchRequest) -> SearchResult:
         """Run a built request: the engine's result with its timings (rerank, expansion, explanations)."""

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from search.errors import BadValueError, QueryError, RatioError
+from search.errors import BadValueError, ExpiredPositionError, QueryError, RatioError
 
-__all__ = ["AuthError", "BadValueError", "IndexNotFoundError", "NotFoundError", "QueryError", "RatioError",
-           "RemoteError", "UnavailableError", "from_opensearch", "from_response", "opensearch_errors"]
+__all__ = ["AuthError", "BadValueError", "ExpiredPositionError", "IndexNotFoundError", "NotFoundError", "QueryError",
+           "RatioError", "RemoteError", "UnavailableError", "from_opensearch", "from_response", "opensearch_errors"]
 
 
 class NotFoundError(RatioError, LookupError):
@@ -114,6 +114,8 @@ def from_response(status: int, code: str, message: str) -> RatioError:
     """The error an API answer stands for, as the local client would have raised it."""
     if code == IndexNotFoundError.code:
         return IndexNotFoundError(message)
+    if code == ExpiredPositionError.code:  # a sorted search's cursor outlived its point in time
+        return ExpiredPositionError(message)
     kind = _BY_STATUS.get(status)
     if kind is QueryError:
         error: RatioError = QueryError(message)

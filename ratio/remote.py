@@ -115,8 +115,8 @@ class RemoteClient:
     def search(self, query: str, options: SearchOptions | None = None, *, cursor: str | None = None,
                **overrides: Any) -> SearchPage:
         """One page of judgments; ``options`` and keyword changes as ``Client.search`` (``courts=[...]``,
-        ``size=``, ``page=``, ...), or ``cursor=`` (a page's ``next_cursor``). A ``page`` past the first follows
-        the cursors there, since the API pages by cursor."""
+        ``size=``, ``page=``, ``sort=``, ...), or ``cursor=`` (a page's ``next_cursor`` or ``prev_cursor``). A
+        ``page`` past the first follows the cursors there, since the API pages by cursor."""
         options, _ = merge_options(options, overrides)
         if options.page > 1 and not cursor:
             first = dataclasses.replace(options, page=1)

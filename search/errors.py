@@ -12,6 +12,7 @@ __all__ = [
     "BadRangeError",
     "BadValueError",
     "EmptyQueryError",
+    "ExpiredPositionError",
     "FilterPlacementError",
     "QueryError",
     "QuerySyntaxError",
@@ -98,3 +99,11 @@ class BadRangeError(QueryError):
 
 class BadValueError(QueryError):
     """A filter or option value that is not allowed (an unknown role, a size out of bounds, ...)."""
+
+
+class ExpiredPositionError(BadValueError):
+    """A sorted search's page position whose point in time has expired, or that no point in time of this corpus
+    backs (:mod:`search.sorting`): not a mistake in the query, so its own code and status, asking to start again."""
+
+    code = "cursor_expired"
+    status = 410

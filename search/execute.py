@@ -10,6 +10,9 @@ With an LLM (optional), the searcher can expand the query by legal issues (each 
 fused by RRF) and by parametric provisions (queries for provision retrieval), and explain the top
 ``explain_top`` hits in the LLM's words, checked against the hit; without one, or when it fails, every
 step falls back to its non-LLM path and the result says so.
+
+A request sorted by date or cited-by count does not rank: it pages the whole matching set in that order
+(:mod:`search.sorting`), each hit shown with its best passages as on the ranker's path.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from search.builders import (
     knn_body,
     role_filter_count_body,
 )
+from search.citation_graph import CitationGraph, GraphCache
 from search.expand import Expansion, expand
 from search.explain import Explanation, explain
 from search.explain_llm import hit_record, llm_explain
@@ -41,7 +45,7 @@ from search.facets import facets
 from search.fusion import DEFAULT_RANK_CONSTANT, FusionMethod, fuse
 from search.intent import classify_intent
 from search.matching import Matching, allowed_body, cosine, count_body, meaning_floor, returned_ids, words_body
-from search.options import ExpansionKind, RoleMode
+from search.options import ExpansionKind, RoleMode, SortOrder
 from search.provisions import ProvisionHit, find_provisions
 from search.ranking import serve
 from search.ranking.bodies import chunk_similarity_body
@@ -53,9 +57,11 @@ from search.ranking.statutes import rank_provisions
 from search.records import HIT_FIELDS, ChunkHit, JudgmentChunks, MatchKind, StoredJudgment, by_id, roll_up
 from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
+from search.sorting import SortPosition, SortValue, cited_by_counts, fetch
 from search.syntax import as_plain_text, parse_query
 
-__all__ = ["ChunkHit", "JudgmentChunks", "JudgmentHit", "MatchKind", "Passage", "SearchResult", "Searcher", "roll_up"]
+__all__ = ["ChunkHit", "JudgmentChunks", "JudgmentHit", "MatchKind", "Passage", "SearchResult", "Searcher",
+           "SortPosition", "roll_up"]
 
 PIPELINES = {method: mappings.HYBRID_PIPELINES[method.value] for method in FusionMethod}
 
@@ -122,6 +128,9 @@ class SearchResult:
     total: int | None = None  # judgments matching the words and every constraint, exactly (the window is a part)
     meaning_floor: float | None = None  # the least similarity of a meaning-only hit
     below_floor: int = 0  # meaning-only judgments of the window dropped for being under the floor
+    sort: str = "relevance"  # a search.options.SortOrder: anything else pages the whole matching set, sorted
+    sort_values: tuple[tuple[SortValue, ...], ...] = ()  # each hit's sort values (a sorted search's page keys)
+    pit_id: str | None = None  # the point in time a sorted page was read in (None: the live index)
 
 
 class Searcher:
@@ -130,7 +139,8 @@ class Searcher:
     def __init__(self, client: OpenSearch, aliases: dict[str, str], encoder: Encoder,
                  server_fusion: bool | None = None, reranker: Reranker | None = None,
                  llm: LLM | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT,
-                 ranker: str | RankerModel | None = DEFAULT_MODEL, meaning_floor: float | None = None) -> None:
+                 ranker: str | RankerModel | None = DEFAULT_MODEL, meaning_floor: float | None = None,
+                 graphs: GraphCache | None = None) -> None:
         self.client = client
         self.aliases = aliases
         self.encoder = encoder
@@ -146,6 +156,9 @@ class Searcher:
         self._ranker: Ranker | None = None
         self.ranker_note: str | None = None if ranker is not None else "the learned ranker is off"
         self._floor = meaning_floor  # None: the floor of the encoder the chunks index was built with
+        # the corpus's citation graph (shared with the judgment page when given) and its cited-by counts
+        self.graphs = graphs or GraphCache(client, aliases["judgments"])
+        self._cited_by: tuple[CitationGraph, dict[str, int]] | None = None
 
     @property
     def floor(self) -> float:
@@ -319,7 +332,11 @@ class Searcher:
                                 params={"_source_includes": ",".join(HIT_FIELDS)})["docs"]
         return {d["_id"]: StoredJudgment.from_source(d.get("_source", {}), d["_id"]) for d in docs if d.get("found")}
 
-    def search(self, request: SearchRequest) -> SearchResult:
+    def search(self, request: SearchRequest, position: SortPosition | None = None) -> SearchResult:
+        """The page of ``request``: ranked (``relevance``) or sorted (``position``: where a sorted page starts,
+        after or before a hit in a point in time; None: page ``request.page`` from the top)."""
+        if request.sort is not SortOrder.RELEVANCE:
+            return self._sorted_search(request, position)
         started = time.perf_counter()
         expansion, expand_ms = None, None
         if request.expand:
@@ -437,3 +454,50 @@ class Searcher:
                             total=ranked.matching.total if ranked.matching else None,
                             meaning_floor=ranked.matching.floor if ranked.matching else None,
                             below_floor=ranked.matching.below_floor if ranked.matching else 0)
+
+    def cited_by_counts(self) -> dict[str, int]:
+        """How many corpus judgments cite each judgment (those cited at all), from the citation graph."""
+        graph = self.graphs.graph()
+        if self._cited_by is None or self._cited_by[0] is not graph:
+            self._cited_by = (graph, cited_by_counts(graph))
+        return self._cited_by[1]
+
+    def _sorted_search(self, request: SearchRequest, position: SortPosition | None) -> SearchResult:
+        """A page of every matching judgment in ``request.sort`` order (:mod:`search.sorting`), with the passages
+        the ranker's path would show and what each hit matched."""
+        started = time.perf_counter()
+        vector = self.vector(request) if request.semantic_text else None
+        counts = self.cited_by_counts() if request.sort is SortOrder.CITED_BY else None
+        window = fetch(self.client, self.aliases, request, vector=vector, floor=self.floor, size=request.size,
+                       start=(request.page - 1) * request.size, position=position, counts=counts)
+        ids = list(window.ids)
+        matching = self.match(request, ids, dict(window.similarity), check_constraints=False)
+        stored: dict[str, StoredJudgment] = {}
+        passages: dict[str, list[serve.PassageRow]] = {}
+        if ids:
+            lines: list[dict[str, Any]] = [{"index": self.aliases["judgments"]}, serve.judgments_body(ids)]
+            bodies = (serve.passage_requests(request, ids, vector) if request.query is not None
+                      else [serve.first_passages_body(ids)])
+            for body in bodies:
+                lines += [{"index": self.aliases["chunks"]}, body]
+            found, *chunk_responses = self.client.msearch(body=lines)["responses"]
+            for response in (found, *chunk_responses):
+                if "error" in response:
+                    raise RuntimeError(f"fetching the page failed: {response['error']}")
+            stored = {h["_id"]: StoredJudgment.from_source(h.get("_source", {}), h["_id"])
+                      for h in found["hits"]["hits"]}
+            passages = serve.best_passages(chunk_responses)
+        hits = []
+        for doc, score in zip(ids, window.scores, strict=True):
+            judgment = stored.get(doc) or StoredJudgment(doc)
+            shown = tuple(Passage.from_chunk(ChunkHit(cid, chunk_score, src), marked)
+                          for cid, chunk_score, src, _, marked in passages.get(doc, ()))
+            explanation = self._explain(request, len(hits), judgment, shown[0]) if request.explain and shown else None
+            hits.append(JudgmentHit(doc, score, judgment.title, judgment.court, judgment.decision_date, judgment.judges,
+                                    shown, explanation, matching.kinds.get(doc, MatchKind.MEANING),
+                                    matching.similarity.get(doc, window.similarity.get(doc))))
+        return SearchResult(tuple(hits), window.found, f"sorted:{request.sort.value}", self._facets(request),
+                            took_ms=round((time.perf_counter() - started) * 1000, 1),
+                            provisions=self._provisions(request, None), ranking=f"sorted:{request.sort.value}",
+                            total=matching.total, meaning_floor=matching.floor, sort=request.sort.value,
+                            sort_values=window.sort_values, pit_id=window.pit_id)

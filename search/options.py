@@ -5,12 +5,13 @@ allowed values (a :class:`search.errors.BadValueError`: the CLI shows it, the AP
 
 - :class:`FilterOptions`: which judgments may match (courts, judges, dates, roles) and what the roles do
   (:class:`RoleMode`). It is all a saved search keeps besides its query (:mod:`search.alerts`).
-- :class:`SearchOptions`: those plus how a search ranks and shows them (fusion, paging, reranking,
-  explanations, LLM expansion, provisions, facets, highlights, plain text).
+- :class:`SearchOptions`: those plus how a search ranks, orders and shows them (fusion, sort order, paging,
+  reranking, explanations, LLM expansion, provisions, facets, highlights, plain text).
 
-The choices are enums (:class:`RoleMode`, :class:`ExpansionKind`, and :class:`search.fusion.FusionMethod`); the CLI's
-``click.Choice`` and the API's schemas list their members, never string literals. The numeric limits live in
-:func:`check_counts`, which :class:`search.request.SearchRequest` applies too, so the rules have one home.
+The choices are enums (:class:`RoleMode`, :class:`SortOrder`, :class:`ExpansionKind`, and
+:class:`search.fusion.FusionMethod`); the CLI's ``click.Choice`` and the API's schemas list their members, never
+string literals. The numeric limits live in :func:`check_counts`, which :class:`search.request.SearchRequest`
+applies too, so the rules have one home.
 :meth:`search.request.SearchRequest.from_options` turns query text and options into a request.
 """
 
@@ -38,6 +39,7 @@ __all__ = [
     "FilterOptions",
     "RoleMode",
     "SearchOptions",
+    "SortOrder",
     "check_counts",
     "check_types",
     "choice",
@@ -68,6 +70,17 @@ class RankingMode(StrEnum):
 
     RANKER = "ranker"
     FUSION = "fusion"
+
+
+class SortOrder(StrEnum):
+    """The order of the results. ``relevance`` (the default) ranks the best ``candidates`` window; the others order
+    *every* matching judgment by a field of the judgment (:mod:`search.sorting`): decision date newest or oldest
+    first (judgments without a date last), or how many corpus judgments cite it (most first)."""
+
+    RELEVANCE = "relevance"
+    NEWEST = "newest"
+    OLDEST = "oldest"
+    CITED_BY = "cited_by"
 
 
 class ExpansionKind(StrEnum):
@@ -102,15 +115,21 @@ def expansions(value: str | Iterable[str] | None) -> tuple[ExpansionKind, ...]:
 
 
 def check_counts(*, size: int, page: int, candidates: int, rerank_top: int, explain_top: int,
-                 provisions: int) -> None:
-    """The limits on a search's numbers (one home for them: options and requests both apply it)."""
+                 provisions: int, sort: SortOrder = SortOrder.RELEVANCE) -> None:
+    """The limits on a search's numbers (one home for them: options and requests both apply it). Pages of a
+    relevance search stay inside the ranked window of ``candidates``; pages of a sorted one inside OpenSearch's
+    result window (deeper pages go by the API's cursor: point in time and ``search_after``)."""
     if not 1 <= size <= MAX_SIZE:
         raise BadValueError(f"size must be between 1 and {MAX_SIZE}, not {size}")
     if page < 1:
         raise BadValueError(f"page counts from 1, not {page}")
     if not 1 <= candidates <= MAX_CANDIDATES:
         raise BadValueError(f"candidates must be between 1 and {MAX_CANDIDATES}, not {candidates}")
-    if page * size > candidates:
+    if sort is not SortOrder.RELEVANCE:
+        if page * size > MAX_CANDIDATES:
+            raise BadValueError(f"page {page} of {size} is past the first {MAX_CANDIDATES} judgments: page further "
+                                "with the API's cursor (point in time and search_after)")
+    elif page * size > candidates:
         raise BadValueError(f"page {page} of {size} needs {page * size} candidates but only {candidates} are "
                             "fetched: raise candidates or use search_after")
     if not 1 <= rerank_top <= MAX_RERANK:
@@ -210,6 +229,7 @@ class SearchOptions(FilterOptions):
 
     ranking: RankingMode = RankingMode.RANKER
     fusion: FusionMethod = FusionMethod.MINMAX
+    sort: SortOrder = SortOrder.RELEVANCE
     size: int = 10
     page: int = 1
     candidates: int = 100
@@ -227,19 +247,21 @@ class SearchOptions(FilterOptions):
         super().__post_init__()
         object.__setattr__(self, "ranking", choice(RankingMode, self.ranking, "ranking"))
         object.__setattr__(self, "fusion", choice(FusionMethod, self.fusion, "fusion"))
+        object.__setattr__(self, "sort", choice(SortOrder, self.sort, "sort"))
         object.__setattr__(self, "expand", expansions(self.expand))
         check_types(self, {**dict.fromkeys(("size", "page", "candidates", "rerank_top", "explain_top", "provisions"),
                                            int),
                            **dict.fromkeys(("rerank", "explain", "facets", "highlight", "plain"), bool)})
         check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
-                     explain_top=self.explain_top, provisions=self.provisions)
+                     explain_top=self.explain_top, provisions=self.provisions, sort=self.sort)
 
     def query_text(self, text: str) -> str:
         """The text that is searched: ``text`` itself, or with ``plain`` its words without operators."""
         return as_plain_text(text, max_words=MAX_TERMS) if self.plain else text
 
     def request_kwargs(self) -> dict[str, Any]:
-        return {**super().request_kwargs(), "ranking": self.ranking, "fusion": self.fusion, "size": self.size,
+        return {**super().request_kwargs(), "ranking": self.ranking, "fusion": self.fusion, "sort": self.sort,
+                "size": self.size,
                 "page": self.page,
                 "candidates": self.candidates, "rerank": self.rerank, "rerank_top": self.rerank_top,
                 "explain": self.explain, "explain_top": self.explain_top, "expand": self.expand,

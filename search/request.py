@@ -18,6 +18,9 @@ beside the judgments (the LLM's parametric provisions as queries when expanded, 
 Paging. ``candidates`` chunks are fetched per sub-query (k for k-NN, ``pagination_depth`` for hybrid) and
 rolled up to judgments; ``page`` and ``size`` count judgments inside that window, which stays fixed while
 paging so pages do not shift. Past the window, pass ``search_after`` (the last hit's sort values).
+
+Sort. ``sort`` other than ``relevance`` orders every matching judgment by a field (:mod:`search.sorting`); ``page``
+then counts in that whole list, not in the ranked window.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from search.options import (
     RankingMode,
     RoleMode,
     SearchOptions,
+    SortOrder,
     check_counts,
     choice,
     expansions,
@@ -62,7 +66,7 @@ from search.syntax import (
 
 # The options and their limits are defined in search.options; they are re-exported here for older imports.
 __all__ = ["EXPANSIONS", "MAX_CANDIDATES", "MAX_PROVISIONS", "MAX_RERANK", "MAX_SIZE", "RankingMode", "RoleMode",
-           "SearchRequest"]
+           "SearchRequest", "SortOrder"]
 
 
 
@@ -94,10 +98,12 @@ class SearchRequest:
     facets: bool = True
     highlight: bool = True
     ranking: RankingMode = RankingMode.RANKER
+    sort: SortOrder = SortOrder.RELEVANCE
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "sort", choice(SortOrder, self.sort, "sort"))
         check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
-                     explain_top=self.explain_top, provisions=self.provisions)
+                     explain_top=self.explain_top, provisions=self.provisions, sort=self.sort)
         if self.search_after is not None and self.page != 1:
             raise BadValueError("use either page or search_after, not both")
         if len(self.weights) != 2 or any(w < 0 for w in self.weights) or abs(sum(self.weights) - 1) > 1e-6:
@@ -160,6 +166,7 @@ class SearchRequest:
         highlight: bool = True,
         classify: bool = True,
         ranking: str | RankingMode = RankingMode.RANKER,
+        sort: str | SortOrder = SortOrder.RELEVANCE,
     ) -> SearchRequest:
         """Parse ``text``, normalise explicit options the same way as fielded filters, merge both, classify
         the intent (``classify=False`` skips it) and validate. Raises a ``QueryError`` saying what to fix."""
@@ -199,6 +206,7 @@ class SearchRequest:
             rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
             expand=expanded, provisions=provisions or (5 if ExpansionKind.PROVISIONS in expanded else 0),
             facets=facets, highlight=highlight, ranking=choice(RankingMode, ranking, "ranking"),
+            sort=choice(SortOrder, sort, "sort"),
         )
 
     @classmethod

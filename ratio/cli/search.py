@@ -26,7 +26,7 @@ from ratio.cli.options import (
 from ratio.client import Client, window_notes
 from ratio.web.service import to_page
 from search.execute import SearchResult
-from search.options import MAX_PROVISIONS, MAX_RERANK, MAX_SIZE, SearchOptions
+from search.options import MAX_PROVISIONS, MAX_RERANK, MAX_SIZE, SearchOptions, SortOrder
 from search.records import MatchKind
 from search.request import SearchRequest
 
@@ -42,10 +42,18 @@ def _marked(fragment: str) -> str:
                    for i, p in enumerate(parts))
 
 
-def counts(result: SearchResult) -> str:
+SORT_SAID = {SortOrder.NEWEST: "newest first", SortOrder.OLDEST: "oldest first", SortOrder.CITED_BY: "most cited first"}
+
+
+def counts(result: SearchResult, first: int = 1) -> str:
     """How many judgments match the words and how many the ranked window shows ("N judgments match the words;
-    showing the best M"), with the meaning-only ones of the window."""
+    showing the best M"), with the meaning-only ones of the window; for a sorted search, how many match and which
+    of them this page shows ("N judgments match; showing 11-20, newest first"; ``first`` is the page's first rank)."""
     meaning = sum(1 for hit in result.hits if hit.match == MatchKind.MEANING)
+    if result.sort != SortOrder.RELEVANCE:
+        noun = "judgment matches" if result.judgments_found == 1 else "judgments match"
+        shown = f"; showing {first}-{first + len(result.hits) - 1}, {SORT_SAID[SortOrder(result.sort)]}"
+        return f"{result.judgments_found} {noun}{shown if result.hits else ''}"
     shown = f"showing the best {result.judgments_found}"
     if result.total is None:
         return f"{result.judgments_found} judgments in the ranked window"
@@ -59,10 +67,10 @@ def no_match(query: str) -> str:
     return f"No judgment matches {query!r}: none has the words or the phrase, and none is close enough in meaning."
 
 
-def _table(query: str, result: SearchResult) -> Table:
-    title = f"{counts(result)} — {query[:70]} ({result.fusion}, {result.took_ms:.0f} ms)"
+def _table(query: str, result: SearchResult, first: int = 1) -> Table:
+    title = f"{counts(result, first)} — {query[:70]} ({result.fusion}, {result.took_ms:.0f} ms)"
     table = Table("#", "score", "judgment", "best passage", title=title, show_lines=True)
-    for rank, hit in enumerate(result.hits, 1):
+    for rank, hit in enumerate(result.hits, first):
         best = hit.passages[0]
         judgment = f"{hit.title or hit.judgment_id}\n{hit.court or ''} {hit.decision_date or ''}\n[{hit.judgment_id}]"
         if hit.match == MatchKind.MEANING:
@@ -87,6 +95,9 @@ def _table(query: str, result: SearchResult) -> Table:
               mode_help="Role handling (default boost).")
 @ranking_options()
 @fusion_option()
+@click.option("--sort", type=click.Choice([s.value for s in SortOrder]), default=SortOrder.RELEVANCE.value,
+              show_default=True, help="relevance (the ranked window, best first), or every matching judgment by "
+              "date (newest, oldest; undated last) or by how many corpus judgments cite it (cited_by).")
 @click.option("--size", type=click.IntRange(1, MAX_SIZE), default=10, show_default=True, help="Judgments per page.")
 @click.option("--page", type=click.IntRange(min=1), default=1, show_default=True, help="Page number, from 1.")
 @click.option("--rerank", is_flag=True, help="Rescore the top chunks before rolling up to judgments.")
@@ -107,7 +118,7 @@ def _table(query: str, result: SearchResult) -> Table:
 @click.pass_obj
 def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tuple[str, ...], date_from: str | None,
                    date_to: str | None, roles: tuple[str, ...], role_mode: str | None, ranking: str,
-                   ranker_model: str, fusion: str, size: int,
+                   ranker_model: str, fusion: str, sort: str, size: int,
                    page: int, rerank: bool, rerank_top: int, reranker: str | None, rerank_weight: float,
                    explain: bool, explain_top: int,
                    expand: tuple[str, ...], provisions: int, llm_kind: str | None, llm_model: str | None,
@@ -115,9 +126,12 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
                    exclude: str | None) -> None:
     """Search judgments: the learned ranker orders candidates from BM25 over reduced queries, citations and
     provisions by role, meaning and citation evidence; the fusion path (BM25 + k-NN over role chunks) runs where
-    it cannot (a filter-only search, a role filter, --rerank, issue expansion), and the result says so.
+    it cannot (a filter-only search, a role filter, --rerank, issue expansion), and the result says so. --sort
+    newest, oldest or cited_by lists every matching judgment in that order instead.
     With --document FILE, a whole brief is the query (the document path)."""
     if document is not None or exclude is not None:
+        if sort != SortOrder.RELEVANCE.value:
+            raise click.UsageError("--sort orders a query's matches; a brief (--document) is ranked by relevance")
         _check_document_options(query, document, judges, roles, page, rerank, expand, explain, provisions, plain)
         _document_command(ctx, document or "", encoder, ranker_model, size, courts, date_from, date_to, exclude,
                           as_json)
@@ -125,7 +139,7 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     if not query:
         raise click.UsageError("give a QUERY, or a brief with --document FILE")
     options = SearchOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
-                            role_mode=role_mode, ranking=ranking, fusion=fusion, size=size, page=page,
+                            role_mode=role_mode, ranking=ranking, fusion=fusion, sort=sort, size=size, page=page,
                             rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
                             expand=expand, provisions=provisions, plain=plain)
     request = SearchRequest.from_options(query, options)  # a QueryError says what to fix (ratio.cli.errors)
@@ -139,9 +153,10 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     result = client.run(request)
     if as_json:  # the API's shape: what GET /api/v1/search answers for the same search
         _, notes = window_notes(result, page, size, options.candidates)
-        click.echo(to_page(typed, result, page, None, notes).model_dump_json(indent=2))
+        click.echo(to_page(typed, result, page, None, notes, size=size).model_dump_json(indent=2))
         return
-    Console().print(_table(query, result) if result.hits else escape(no_match(request.text)))
+    Console().print(_table(query, result, (page - 1) * size + 1) if result.hits
+                    else escape(no_match(request.text)))
     expansion = result.expansion
     if expansion and expansion.issues:
         click.echo("searched also for the issues: " + "; ".join(expansion.issues))

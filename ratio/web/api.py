@@ -42,6 +42,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorResponse, "description": "OpenSearch did not answer, or the request outlasted the "
                                                  "server's deadline."},
 }
+PAGED: dict[int | str, dict[str, Any]] = {
+    410: {"model": ErrorResponse, "description": "The cursor's point in time has expired (a sorted search keeps "
+                                                 "it 5 minutes after the last page): search again without it."}}
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorResponse, "description": "No such item in the corpus."}}
 
@@ -70,13 +73,14 @@ def health(svc: ServiceDep) -> JSONResponse:
     return JSONResponse(Health(**data).model_dump(), status_code=503 if data["status"] == "unavailable" else 200)
 
 
-@router.get("/search", response_model=SearchPage, tags=["search"])
+@router.get("/search", response_model=SearchPage, responses=PAGED, tags=["search"])
 async def search_get(params: Annotated[SearchParams, Query()], svc: ServiceDep, request: Request) -> SearchPage:
-    """Judgments for a query, best first, each with its best passages (highlighted, with their roles)."""
+    """Judgments for a query, best first (or every matching judgment by date or cited-by count: ``sort``), each
+    with its best passages (highlighted, with their roles). Pages follow ``next_cursor`` and ``prev_cursor``."""
     return await heavy(request, svc.search, params)
 
 
-@router.post("/search", response_model=SearchPage, tags=["search"])
+@router.post("/search", response_model=SearchPage, responses=PAGED, tags=["search"])
 async def search_post(params: SearchParams, svc: ServiceDep, request: Request) -> SearchPage:
     """The same search with the parameters as a JSON body (for long pasted facts)."""
     return await heavy(request, svc.search, params)

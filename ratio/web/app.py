@@ -12,7 +12,8 @@ calls it. Policies:
   any web page a user happens to open.
 * **Errors** are always ``{"error": {"code", "message"}}``: a query the engine cannot run is a 400 whose
   message says what to change, a schema violation a 422 that names each bad field, an unknown id a 404,
-  and an unreachable cluster a 503, never a stack trace.
+  and an unreachable cluster a 503, never a stack trace. A sorted search's cursor whose point in time has
+  expired is a 410 ``cursor_expired`` asking to search again from the first page.
 """
 
 from __future__ import annotations
@@ -96,7 +97,8 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
 
     @app.exception_handler(QueryError)
     async def query_error(request: Request, exc: QueryError) -> JSONResponse:
-        return _error(400, "bad_query", str(exc))
+        # bad_query (400); a sorted search's expired cursor says cursor_expired (410)
+        return _error(exc.status, exc.code, str(exc))
 
     @app.exception_handler(RatioError)
     async def ratio_error(request: Request, exc: RatioError) -> JSONResponse:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
@@ -26,14 +27,16 @@ from ratio.web.pages_brief import more_like_url
 from ratio.web.passages import highlight_words, hl_pattern, passage_link, sentences_html
 from ratio.web.schemas import SearchParams
 from ratio.web.service import Service
-from search.errors import QueryError
-from search.options import RoleMode
+from search.errors import ExpiredPositionError, QueryError
+from search.options import RoleMode, SortOrder
 from search.request import SearchRequest
 from search.syntax import MAX_CHARS
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
-SEARCH_FIELDS = ("q", "court", "judge", "statute", "date_from", "date_to", "role", "mode", "cursor")
+SEARCH_FIELDS = ("q", "court", "judge", "statute", "date_from", "date_to", "role", "mode", "sort", "cursor")
+SORTS = [("relevance", "Relevance"), ("newest", "Newest first"), ("oldest", "Oldest first"),
+         ("cited_by", "Most cited")]
 
 
 def _roles() -> list[dict[str, str]]:
@@ -70,8 +73,14 @@ def _params(request: Request) -> tuple[SearchParams, str | None]:
 
 
 def _with(params: SearchParams, **changes: Any) -> str:
-    """A search URL for ``params`` changed by ``changes`` (None removes a field); the cursor never carries."""
-    return search_query(params, **changes)
+    """A search URL for ``params`` changed by ``changes`` (None removes a field); the cursor never carries (only
+    ``cursor=`` given here, for page links), the sort order does (relevance, the default, is left out)."""
+    sort = changes.pop("sort", params.sort)
+    cursor = changes.pop("cursor", None)  # a page link's own cursor (chips.search_query drops cursors)
+    extra = {"sort": SortOrder(sort).value} if sort and sort != SortOrder.RELEVANCE else {}
+    extra |= {"cursor": cursor} if cursor else {}
+    url = search_query(params, **changes)
+    return url + ("&" if len(url) > 1 else "") + urlencode(extra) if extra else url
 
 
 def _add_filter(params: SearchParams, clause: str) -> str:
@@ -98,6 +107,8 @@ async def search_page(request: Request) -> HTMLResponse:
                           or params.statute):
         try:
             page = await with_deadline(request.app.state.heavy_timeout, svc.search, params)
+        except ExpiredPositionError as exc:
+            error, status = str(exc), 410
         except QueryError as exc:
             error, status = str(exc), 400
         except DeadlineExceededError as exc:
@@ -120,9 +131,20 @@ async def search_page(request: Request) -> HTMLResponse:
         "chips": applied, "clear_url": clear_all(params), "year_fields": hidden_fields(params, "date_from", "date_to"),
         "matched_by": "words" if _has_words(params.q) else "filters", "filters_said": _filters_said(params),
         "next_url": _with(params, cursor=page.next_cursor) if page and page.next_cursor else None,
+        "prev_url": _prev_url(params, page), "sorts": SORTS, "sort_said": dict(SORTS)[params.sort.value].lower(),
         "export_url": "/api/v1/export.csv" + _with(params) if page else None,
         "explore_url": "/explore" + _with(params),
         "rank_offset": (page.page - 1) * params.size if page else 0}, status)
+
+
+def _prev_url(params: SearchParams, page: Any) -> str | None:
+    """The previous page: page 1 of a ranked search is the search itself; a sorted search goes back in its point
+    in time by the cursor."""
+    if page is None or page.page <= 1:
+        return None
+    if page.page == 2 and params.sort is SortOrder.RELEVANCE:
+        return _with(params)
+    return _with(params, cursor=page.prev_cursor) if page.prev_cursor else None
 
 
 def _filters_said(params: SearchParams) -> list[str]:

@@ -27,6 +27,7 @@ from search.options import (
     RankingMode,
     RoleMode,
     SearchOptions,
+    SortOrder,
 )
 from search.provisions import ProvisionHit
 from search.syntax import MAX_CHARS
@@ -35,6 +36,7 @@ MAX_DEPTH = 1_000  # candidates (chunks) one API search may rank; pages beyond n
 MAX_EXPLAIN = 10
 MAX_RERANK_TOP = 200
 MAX_LIST = 20  # values of one repeated filter
+MAX_CURSOR = 2_000  # a sorted search's cursor carries a point-in-time id and the sort values of a hit
 
 
 class SearchParams(BaseModel):
@@ -58,11 +60,15 @@ class SearchParams(BaseModel):
     ranking: RankingMode = Field(RankingMode.RANKER, description="What orders the judgments: the learned ranker "
                                  "(default) or the chunk fusion it replaced.")
     fusion: FusionMethod = FusionMethod.MINMAX
+    sort: SortOrder = Field(SortOrder.RELEVANCE, description="relevance: the best of the ranked window, best first; "
+                            "newest, oldest (by decision date, undated last) or cited_by (most cited in the corpus "
+                            "first): every matching judgment in that order, paged by a cursor in a point in time.")
     plain: bool = Field(False, description="Read q as plain words (pasted facts): no operators or filters.")
     size: int = Field(10, ge=1, le=MAX_SIZE, description="Judgments per page.")
     candidates: int = Field(100, ge=1, le=MAX_DEPTH, description="Chunks ranked before rolling up; pages "
                                                                    "stay inside this window.")
-    cursor: str | None = Field(None, max_length=200, description="next_cursor of the previous page.")
+    cursor: str | None = Field(None, max_length=MAX_CURSOR, description="next_cursor (or prev_cursor) of the page "
+                               "before (or after): opaque; a sorted search's carries its point in time.")
     rerank: bool = False
     rerank_top: int = Field(50, ge=1, le=MAX_RERANK_TOP)
     explain: bool = Field(False, description="Add a one-line reason to each hit (the LLM's for the first "
@@ -77,7 +83,7 @@ class SearchParams(BaseModel):
         """These parameters as the engine's :class:`search.options.SearchOptions` (``page`` from the cursor)."""
         values: dict[str, Any] = dict(
             courts=self.court, judges=self.judge, date_from=self.date_from, date_to=self.date_to, roles=self.role,
-            role_mode=self.mode, ranking=self.ranking, fusion=self.fusion, size=self.size, page=page,
+            role_mode=self.mode, ranking=self.ranking, fusion=self.fusion, sort=self.sort, size=self.size, page=page,
             candidates=self.candidates,
             rerank=self.rerank, rerank_top=self.rerank_top, explain=self.explain, explain_top=self.explain_top,
             expand=self.expand, provisions=self.provisions, facets=self.facets, highlight=self.highlight,
@@ -95,7 +101,10 @@ class SearchPage(BaseModel):
     """One page of judgments for a search."""
 
     query: str
-    judgments_found: int = Field(description="Judgments in the ranked window (not the whole corpus).")
+    sort: SortOrder = Field(SortOrder.RELEVANCE, description="The order of the hits.")
+    judgments_found: int = Field(description="Judgments in the ranked window (not the whole corpus); for a sorted "
+                                 "search, every judgment in the sorted set (those matching the words and every "
+                                 "constraint, plus those matching by meaning only).")
     total: int | None = Field(None, description="Judgments matching the query's words and every filter, phrase "
                               "and excluded word: an exact count (the ranked window is the best of them, plus any "
                               "found by meaning only).")
@@ -114,7 +123,9 @@ class SearchPage(BaseModel):
     removed_by_role: int | None = None
     removed_roles: dict[str, int] = Field(default_factory=dict)
     page: int
+    size: int = Field(10, description="Judgments per page (the hits are judgments (page - 1) * size + 1 on).")
     next_cursor: str | None = Field(None, description="Pass as cursor for the next page; null on the last.")
+    prev_cursor: str | None = Field(None, description="Pass as cursor for the previous page; null on the first.")
     notes: list[str] = Field(default_factory=list)
 
 

@@ -2,7 +2,10 @@
 
 Both faces call this module, so a page and ``GET /api/v1/search`` with the same parameters return the same
 judgments. Paging uses an opaque cursor that names the page and a fingerprint of the parameters: a cursor
-replayed with another query is refused instead of silently returning a page of something else.
+replayed with another query is refused instead of silently returning a page of something else. A sorted
+search's cursor also carries its point in time and the sort values of the hit to continue after (next) or
+before (previous), each checked against the order's keys; a point in time that expired or that this corpus
+did not open is an :class:`search.errors.ExpiredPositionError` (the API's 410, asking to start again).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,8 +29,10 @@ from search.browse import ExploreView, JudgmentView
 from search.errors import BadValueError
 from search.execute import SearchResult
 from search.explain import Explanation
+from search.options import MAX_CANDIDATES, SortOrder
 from search.provisions import CitingJudgments, ProvisionHit, citing_judgments
 from search.request import SearchRequest
+from search.sorting import SortPosition, open_point_in_time
 
 EXPORT_LIMIT = 1_000
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -38,36 +44,74 @@ class BadCursorError(BadValueError):
     """A cursor that was not issued for these parameters (or not by Ratio at all)."""
 
 
+@dataclass(frozen=True)
+class Cursor:
+    """Where a page starts: its number and, for a sorted search, the position after (or before) a hit."""
+
+    page: int = 1
+    position: SortPosition | None = None
+
+
 def _fingerprint(params: SearchParams) -> str:
     data = params.model_dump(exclude={"cursor"}, mode="json")
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def encode_cursor(params: SearchParams, page: int) -> str:
-    raw = json.dumps({"p": page, "k": _fingerprint(params)}, separators=(",", ":")).encode()
+def encode_cursor(params: SearchParams, page: int, position: SortPosition | None = None) -> str:
+    """An opaque cursor for ``page`` of the search ``params`` (a sorted search's carries its position)."""
+    data: dict[str, Any] = {"p": page, "k": _fingerprint(params)}
+    if position is not None:
+        data.update(t=position.pit_id, a=list(position.after or ()), b=position.backwards)
+    raw = json.dumps(data, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(params: SearchParams) -> int:
-    """The page a cursor points at (1 without one); refuses cursors made for other parameters."""
+def _sort_values(values: Any, sort: SortOrder) -> tuple[Any, ...]:
+    """A cursor's sort values, checked against the order's keys (date or count numbers, then the id)."""
+    kinds: tuple[tuple[type, ...], ...] = ((int,), (str,))
+    if sort is SortOrder.CITED_BY:
+        kinds = ((int, float), (int,), (str,))
+    if not isinstance(values, list) or len(values) != len(kinds):
+        raise TypeError("the sort values do not fit the order")
+    for value, kind in zip(values, kinds, strict=True):
+        if type(value) not in kind or (type(value) is float and not math.isfinite(value)) or (
+                type(value) is str and not 0 < len(value) <= 512):
+            raise TypeError("a sort value does not fit the order")
+    return tuple(values)
+
+
+def decode_cursor(params: SearchParams) -> Cursor:
+    """The page a cursor points at (page 1 without one); refuses cursors made for other parameters."""
     if not params.cursor:
-        return 1
+        return Cursor()
     try:
         padded = params.cursor + "=" * (-len(params.cursor) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode()))
         page, key = data["p"], data["k"]
         if type(page) is not int or not isinstance(key, str):  # not 2.0, true, Infinity or 1e400
             raise TypeError("p must be an integer and k a string")
-    except (ValueError, KeyError, TypeError, OverflowError, RecursionError) as exc:
+        position = None
+        if "a" in data:
+            pit, backwards = data.get("t"), data.get("b")
+            if not (pit is None or (isinstance(pit, str) and 0 < len(pit) <= 1_000)) or type(backwards) is not bool:
+                raise TypeError("t must be a point-in-time id and b a boolean")
+            position = SortPosition(pit, _sort_values(data["a"], params.sort), backwards)
+    except (ValueError, KeyError, TypeError, OverflowError, RecursionError, AttributeError) as exc:
         raise BadCursorError("the cursor is not one Ratio issued: pass next_cursor from the previous page "
                              "unchanged") from exc
-    if key != _fingerprint(params) or page < 2:
+    if key != _fingerprint(params) or page < 1:
         raise BadCursorError("the cursor belongs to another search: keep the query and options of the "
                              "previous page, or drop the cursor to start again")
-    if (page - 1) * params.size >= params.candidates:
-        raise BadCursorError(f"the cursor points past the ranked window of {params.candidates} chunks: drop "
-                             "it to start again")
-    return page
+    if params.sort is SortOrder.RELEVANCE:
+        if position is not None:
+            raise BadCursorError("the cursor is not one Ratio issued: pass next_cursor from the previous page "
+                                 "unchanged")
+        if (page - 1) * params.size >= params.candidates:
+            raise BadCursorError(f"the cursor points past the ranked window of {params.candidates} chunks: drop "
+                                 "it to start again")
+    elif position is None:
+        raise BadCursorError("the cursor is not one Ratio issued: pass next_cursor from the previous page unchanged")
+    return Cursor(page, position)
 
 
 def csv_cell(value: str) -> str:
@@ -89,11 +133,35 @@ class Service:
     client: Client
 
     def search(self, params: SearchParams) -> SearchPage:
-        page = decode_cursor(params)
+        cursor = decode_cursor(params)
+        if params.sort is not SortOrder.RELEVANCE:
+            return self._sorted(params, cursor)
+        page = cursor.page
         request = build_request(params, page)
         result = self.client.searcher.search(request)
         more, notes = window_notes(result, page, params.size, params.candidates)
-        return to_page(params.q, result, page, encode_cursor(params, page + 1) if more else None, notes)
+        return to_page(params.q, result, page, encode_cursor(params, page + 1) if more else None, notes,
+                       size=params.size, prev_cursor=encode_cursor(params, page - 1) if page > 1 else None)
+
+    def _sorted(self, params: SearchParams, cursor: Cursor) -> SearchPage:
+        """A page of a sorted search. The first page is read from the live index; when more pages follow, a point
+        in time is opened for them, and every cursor carries it with the sort values to continue from."""
+        page, position = cursor.page, cursor.position
+        result = self.client.searcher.search(build_request(params, 1), position)
+        notes: list[str] = []
+        pit = result.pit_id
+        more = result.judgments_found > page * params.size and bool(result.hits)
+        if more and position is None:
+            pit = open_point_in_time(self.client.client, self.client.aliases["judgments"])
+            if pit is None:
+                notes.append("the cluster could not keep a point in time for these pages: they follow the live "
+                             "index, so a judgment indexed meanwhile may shift them")
+        next_cursor = prev_cursor = None
+        if more:
+            next_cursor = encode_cursor(params, page + 1, SortPosition(pit, result.sort_values[-1]))
+        if page > 1 and result.hits:
+            prev_cursor = encode_cursor(params, page - 1, SortPosition(pit, result.sort_values[0], backwards=True))
+        return to_page(params.q, result, page, next_cursor, notes, size=params.size, prev_cursor=prev_cursor)
 
     def judgment(self, judgment_id: str) -> JudgmentView | None:
         """The judgment's view, None for an id the corpus does not hold (a missing index raises)."""
@@ -152,7 +220,8 @@ class Service:
         writer = csv.writer(out)
         writer.writerow(CSV_COLUMNS)
         rank, page = 0, 1
-        while rank < limit and page * size <= window.candidates:
+        depth = window.candidates if params.sort is SortOrder.RELEVANCE else MAX_CANDIDATES
+        while rank < limit and page * size <= depth:
             result = self.client.searcher.search(build_request(window, page))
             for hit in result.hits:
                 rank += 1
@@ -173,9 +242,11 @@ class Service:
         return self.client.health().model_dump()
 
 
-def to_page(query: str, result: SearchResult, page: int, next_cursor: str | None, notes: list[str]) -> SearchPage:
+def to_page(query: str, result: SearchResult, page: int, next_cursor: str | None, notes: list[str], *,
+            size: int = 10, prev_cursor: str | None = None) -> SearchPage:
     return SearchPage(
-        query=query, judgments_found=result.judgments_found, fusion=result.fusion, took_ms=result.took_ms,
+        query=query, sort=SortOrder(result.sort), size=size, prev_cursor=prev_cursor,
+        judgments_found=result.judgments_found, fusion=result.fusion, took_ms=result.took_ms,
         hits=list(result.hits), facets=result.facets, provisions=list(result.provisions),
         expansion=result.expansion, removed_by_role=result.removed_by_role, removed_roles=result.removed_roles,
         page=page, next_cursor=next_cursor, notes=notes, ranking=result.ranking, ranking_note=result.ranking_note,

@@ -25,7 +25,8 @@ from search.records import HIT_FIELDS
 from search.request import RankingMode, RoleMode, SearchRequest
 from search.syntax import Clauses, Node, Phrase
 
-__all__ = ["best_passages", "constraints", "fallback_reason", "hard_text", "judgments_body", "passage_requests"]
+__all__ = ["best_passages", "constraints", "fallback_reason", "first_passages_body", "hard_text", "judgments_body",
+           "passage_requests"]
 
 Body = dict[str, Any]
 _PASSAGES = 3
@@ -110,6 +111,14 @@ def passage_requests(request: SearchRequest, ids: Sequence[str], vector: Sequenc
         similar.pop("stored_fields")
         bodies.append(similar)
     return bodies
+
+
+def first_passages_body(ids: Sequence[str]) -> Body:
+    """Each judgment's opening chunk, in :func:`passage_requests`' shape: what a filter-only page shows, having
+    no words to choose passages by."""
+    inner = {"name": "passages", "size": 1, "sort": [{"ordinal": "asc"}], "_source": {"excludes": ["vector"]}}
+    return {"query": {"terms": {"judgment_id": list(ids)}}, "size": max(len(ids), 1), "_source": False,
+            "track_total_hits": False, "collapse": {"field": "judgment_id", "inner_hits": inner}}
 
 
 def judgments_body(ids: Sequence[str]) -> Body:

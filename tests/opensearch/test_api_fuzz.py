@@ -134,7 +134,7 @@ def test_pages_and_fragments_never_answer_5xx(web_app) -> None:
 
     text = st.text(max_size=60)
     fields = st.fixed_dictionaries({}, optional={name: text for name in (
-        "q", "court", "judge", "date_from", "date_to", "role", "mode", "cursor")})
+        "q", "court", "judge", "date_from", "date_to", "role", "mode", "sort", "cursor")})
     with TestClient(web_app) as web:
 
         @given(path=st.sampled_from(["/", "/explore"]), params=fields, item=text)

@@ -87,7 +87,7 @@ def test_a_phrase_with_no_match_says_no_judgment_matches(page) -> None:
     page.goto("/?q=dowry+death")
     page.wait_for_selector("ol.hits li.hit")
     summary = page.locator("#summary").inner_text()
-    assert re.match(r"\d+ judgments match the words; showing the best \d+", summary)
+    assert re.match(r"\d+ judgments match the words; showing 1–\d+ of the best \d+", summary)
     labelled = page.locator("ol.hits li.hit .match-meaning").count()
     assert labelled == page.locator("ol.hits li.hit").count() - int(summary.split()[0])
     shot(page, "search-words-count")
@@ -95,7 +95,7 @@ def test_a_phrase_with_no_match_says_no_judgment_matches(page) -> None:
     # a role filter runs the fusion path, whose vector half finds murder appeals without the word: labelled
     page.goto("/?q=homicide&role=analysis&mode=filter")
     page.wait_for_selector("ol.hits li.hit")
-    assert page.locator("#summary").inner_text().startswith("2 judgments match the words; showing the best")
+    assert page.locator("#summary").inner_text().startswith("2 judgments match the words; showing 1–")
     label = page.locator("ol.hits li.hit .match-meaning")
     assert label.count() >= 1 and label.first.inner_text() == "matched by meaning only"
     shot(page, "search-meaning-only")
