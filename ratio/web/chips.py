@@ -26,7 +26,8 @@ from search.syntax import FilterSpan, filter_spans, normalise_roles, normalise_s
 
 __all__ = ["Chip", "FacetLink", "chips", "clear_all", "facet_links", "hidden_fields", "query_roles", "search_query"]
 
-URL_FIELDS = ("q", "court", "judge", "statute", "date_from", "date_to", "role", "mode")
+URL_FIELDS = ("q", "court", "judge", "statute", "date_from", "date_to", "role", "mode", "sort")
+DEFAULTS = {"sort": "relevance"}  # left out of URLs when they hold it
 # facet name -> (the chip kind that selects it, the form field a click sets)
 FACETS = {"court": ("court", "court"), "year": ("year", "date_from"), "role": ("role", "role"),
           "cited_provisions": ("statute", "statute"), "judges": ("judge", "judge")}
@@ -62,19 +63,22 @@ class FacetLink:
 def search_query(params: SearchParams, **changes: Any) -> str:
     """A query string for ``params`` changed by ``changes`` (None or [] removes a field); the cursor never
     carries, and neither do the API's other options (the pages use their defaults)."""
-    data = params.model_dump(include=set(URL_FIELDS))
-    data.update(changes)
-    pairs = [(k, v) for k in URL_FIELDS for value in [data.get(k)] if value not in (None, "", [])
-             for v in (value if isinstance(value, list) else [value])]
-    return "?" + urlencode(pairs)
+    data = params.model_dump(include=set(URL_FIELDS), mode="json")
+    data.update({k: getattr(v, "value", v) for k, v in changes.items()})
+    return "?" + urlencode(_pairs(data))
+
+
+def _pairs(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The fields of ``data`` that a URL carries, in :data:`URL_FIELDS` order, repeated fields repeated."""
+    return [(k, str(v)) for k in URL_FIELDS for value in [data.get(k)]
+            if value not in (None, "", []) and value != DEFAULTS.get(k)
+            for v in (value if isinstance(value, list) else [value])]
 
 
 def hidden_fields(params: SearchParams, *leave_out: str) -> list[tuple[str, str]]:
     """``(name, value)`` pairs of the current filters, for a small form (the year range picker) that changes
     some fields and must keep the others."""
-    data = params.model_dump(include=set(URL_FIELDS) - set(leave_out))
-    return [(k, str(v)) for k in URL_FIELDS for value in [data.get(k)] if value not in (None, "", [])
-            for v in (value if isinstance(value, list) else [value])]
+    return _pairs(params.model_dump(include=set(URL_FIELDS) - set(leave_out), mode="json"))
 
 
 def _spans(query: str) -> list[FilterSpan]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
@@ -21,11 +21,13 @@ from markupsafe import Markup
 from pydantic import ValidationError
 
 from legal.roles import load_role_set
+from legal.statutes import display_label
+from ratio.errors import RatioError
 from ratio.web.chips import FacetLink, chips, clear_all, facet_links, hidden_fields, query_roles, search_query
 from ratio.web.offload import DeadlineExceededError, with_deadline
 from ratio.web.pages_brief import more_like_url
 from ratio.web.passages import highlight_words, hl_pattern, passage_link, sentences_html
-from ratio.web.schemas import SearchParams
+from ratio.web.schemas import SearchPage, SearchParams
 from ratio.web.service import Service
 from search.errors import ExpiredPositionError, QueryError
 from search.options import RoleMode, SortOrder
@@ -35,6 +37,7 @@ from search.syntax import MAX_CHARS
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 SEARCH_FIELDS = ("q", "court", "judge", "statute", "date_from", "date_to", "role", "mode", "sort", "cursor")
+PROVISIONS_SHOWN = 3  # statute provisions beside a query's judgments
 SORTS = [("relevance", "Relevance"), ("newest", "Newest first"), ("oldest", "Oldest first"),
          ("cited_by", "Most cited")]
 
@@ -74,13 +77,10 @@ def _params(request: Request) -> tuple[SearchParams, str | None]:
 
 def _with(params: SearchParams, **changes: Any) -> str:
     """A search URL for ``params`` changed by ``changes`` (None removes a field); the cursor never carries (only
-    ``cursor=`` given here, for page links), the sort order does (relevance, the default, is left out)."""
-    sort = changes.pop("sort", params.sort)
+    ``cursor=`` given here, for page links), the sort order does (:func:`ratio.web.chips.search_query`)."""
     cursor = changes.pop("cursor", None)  # a page link's own cursor (chips.search_query drops cursors)
-    extra = {"sort": SortOrder(sort).value} if sort and sort != SortOrder.RELEVANCE else {}
-    extra |= {"cursor": cursor} if cursor else {}
     url = search_query(params, **changes)
-    return url + ("&" if len(url) > 1 else "") + urlencode(extra) if extra else url
+    return url + ("&" if len(url) > 1 else "") + urlencode({"cursor": cursor}) if cursor else url
 
 
 def _add_filter(params: SearchParams, clause: str) -> str:
@@ -115,6 +115,7 @@ async def search_page(request: Request) -> HTMLResponse:
             error, status = str(exc), 503
     elif error:
         status = 422
+    provisions = await _matched_provisions(request, svc, params, page)
     applied = chips(params)
     facets: dict[str, list] = {}
     if page is not None:
@@ -127,7 +128,7 @@ async def search_page(request: Request) -> HTMLResponse:
                                        for p in hit.passages] for hit in page.hits} if page else {}
     return _render(request, "search.html", {
         "params": params, "page": page, "error": error, "facets": facets, "more_like": more_like,
-        "passage_links": passage_links,
+        "passage_links": passage_links, "provisions": provisions,
         "chips": applied, "clear_url": clear_all(params), "year_fields": hidden_fields(params, "date_from", "date_to"),
         "matched_by": "words" if _has_words(params.q) else "filters", "filters_said": _filters_said(params),
         "next_url": _with(params, cursor=page.next_cursor) if page and page.next_cursor else None,
@@ -154,6 +155,23 @@ def _filters_said(params: SearchParams) -> list[str]:
     said += [f"decided from {params.date_from}"] if params.date_from else []
     said += [f"decided to {params.date_to}"] if params.date_to else []
     return said + [f"role {r.replace('_', ' ')}" for r in params.role]
+
+
+async def _matched_provisions(request: Request, svc: Service, params: SearchParams,
+                              page: SearchPage | None) -> list[dict[str, str]]:
+    """The statute provisions the query's words find (BM25 and vectors fused, as ``/api/v1/provisions``),
+    shown beside the judgments on a query's first page; none for a filter-only search. A failure here never
+    costs the page its judgments."""
+    words = _plain_words(params.q)
+    if page is None or page.page != 1 or not words.strip():
+        return []
+    try:
+        hits = await with_deadline(request.app.state.heavy_timeout, svc.provisions, words, PROVISIONS_SHOWN)
+    except (QueryError, DeadlineExceededError, RatioError):
+        return []
+    return [{"id": h.provision_id, "url": f"/provisions/{quote(h.provision_id, safe='')}",
+             "label": display_label(h.act, h.section, h.title, h.provision_id, h.citation),
+             "text": h.text[:160] + ("…" if len(h.text) > 160 else "")} for h in hits]
 
 
 def _plain_words(query: str) -> str:

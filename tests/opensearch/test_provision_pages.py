@@ -59,3 +59,18 @@ def test_a_labelled_provision_lists_the_judgments_citing_it(api: TestClient, cli
     linked = set(re.findall(r'<li><a href="/judgments/([^"]+)">', page.text.split('class="cited-by"', 1)[1]))
     assert linked == expected
     assert "statute%3A%22IPC+s.+302%22" in page.text or "statute%3A%22IPC%20s.%20302%22" in page.text
+
+
+def test_the_search_page_shows_the_provisions_a_query_matches(api: TestClient) -> None:
+    """The provisions the query's words find are listed above the judgments, each linked to its page; a
+    filter-only search shows none (it has no words to match a provision with)."""
+    page = api.get("/", params={"q": "criminal breach of trust by public servant"})
+    assert page.status_code == 200
+    section = page.text.split('class="provisions-matched"', 1)
+    assert len(section) == 2, "no provisions section on the search page"
+    linked = re.findall(r'<a href="/provisions/([^"]+)">([^<]+)</a>', section[1].split("</section>", 1)[0])
+    assert "S52" in [pid for pid, _ in linked]
+    assert all(label.strip() and label.strip() != pid for pid, label in linked)  # labels, not internal ids
+    assert api.get(f"/provisions/{linked[0][0]}").status_code == 200
+    filters_only = api.get("/", params={"court": "Supreme Court of India"})
+    assert filters_only.status_code == 200 and 'class="provisions-matched"' not in filters_only.text
