@@ -10,15 +10,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["AuthError", "Client", "IndexNotFoundError", "JudgmentRecord", "NotFoundError", "QueryError",
-           "RatioError", "RemoteClient", "RemoteError", "SearchOptions", "StoredJudgment", "UnavailableError",
-           "__version__"]
+__all__ = ["AuthError", "Client", "IndexNotFoundError", "JudgmentRecord", "LLMUnavailableError", "NotFoundError",
+           "QueryError", "RatioError", "RemoteClient", "RemoteError", "SearchOptions", "StoredJudgment",
+           "UnavailableError", "__version__"]
 
 if TYPE_CHECKING:
     from ratio.client import Client, JudgmentRecord
     from ratio.errors import (
         AuthError,
         IndexNotFoundError,
+        LLMUnavailableError,
         NotFoundError,
         QueryError,
         RatioError,
@@ -29,8 +30,8 @@ if TYPE_CHECKING:
     from search.options import SearchOptions
     from search.records import StoredJudgment
 
-_ERRORS = frozenset({"AuthError", "IndexNotFoundError", "NotFoundError", "QueryError", "RatioError", "RemoteError",
-                     "UnavailableError"})
+_ERRORS = frozenset({"AuthError", "IndexNotFoundError", "LLMUnavailableError", "NotFoundError", "QueryError",
+                     "RatioError", "RemoteError", "UnavailableError"})
 
 
 def __getattr__(name: str) -> Any:

@@ -22,11 +22,18 @@ from backends.llm import LLM
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
 from ratio import settings
 from ratio.encoders import query_encoder_name, search_encoders
-from ratio.errors import IndexNotFoundError, NotFoundError, UnavailableError, opensearch_errors
+from ratio.errors import (
+    IndexNotFoundError,
+    LLMUnavailableError,
+    NotFoundError,
+    UnavailableError,
+    opensearch_errors,
+)
 from ratio.llm import open_llm
+from ratio.web.answer_schemas import AnswerOut, answer_out
 from ratio.web.schemas import Health, SearchPage
 from ratio.web.schemas_brief import BriefPage
-from search.answer import Answer, Answerer, AskOptions, ask
+from search.answer import Answerer, AskOptions, ask
 from search.brief import search_brief
 from search.browse import ExploreView, JudgmentView, explore, judgment_view
 from search.citation_graph import GraphCache
@@ -316,14 +323,16 @@ class Client:
             return [doc for doc, _ in document_ranking(self.searcher, text, depth=size, exclude=exclude)]
 
     def ask(self, question: str, *, mode: str = "auto", parametric: bool = True,
-            options: AskOptions | None = None, on_event: Any = None) -> Answer:
+            options: AskOptions | None = None, on_event: Any = None) -> AnswerOut:
         """A grounded answer to ``question`` with citations, or the passages and the reason it was withheld
-        (:mod:`search.answer`). ``mode``: ``judgments``, ``provisions`` (statute questions, provision-guided)
-        or ``auto`` (provisions when the question's intent is a statute). Needs an LLM."""
+        (:mod:`search.answer`), in the API's shape (``POST /api/v1/ask``), as ``RemoteClient.ask`` returns it.
+        ``mode``: ``judgments``, ``provisions`` (statute questions, provision-guided) or ``auto`` (provisions
+        when the question's intent is a statute). Needs an LLM: without one, :class:`ratio.LLMUnavailableError`.
+        (The engine's own outcome, with every round's scores: :func:`search.answer.ask`.)"""
         if self.llm is None:
-            raise ValueError("answering needs an LLM: Client(llm=...) or RATIO_LLM=local|http")
-        return ask(Answerer(self.searcher, self.llm, options), question, mode=mode, parametric=parametric,
-                   on_event=on_event)
+            raise LLMUnavailableError("answering needs an LLM: Client(llm=...) or RATIO_LLM=local|http")
+        return answer_out(ask(Answerer(self.searcher, self.llm, options), question, mode=mode, parametric=parametric,
+                              on_event=on_event))
 
     def explain(self, query: str, judgment_id: str, **options: Any) -> Explanation:
         """Why ``judgment_id`` matches ``query``, from its best passage for the query: by the LLM when one is

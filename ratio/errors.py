@@ -17,8 +17,9 @@ from typing import Any
 
 from search.errors import BadValueError, ExpiredPositionError, QueryError, RatioError
 
-__all__ = ["AuthError", "BadValueError", "ExpiredPositionError", "IndexNotFoundError", "NotFoundError", "QueryError",
-           "RatioError", "RemoteError", "UnavailableError", "from_opensearch", "from_response", "opensearch_errors"]
+__all__ = ["AuthError", "BadValueError", "ExpiredPositionError", "IndexNotFoundError", "LLMUnavailableError",
+           "NotFoundError", "QueryError", "RatioError", "RemoteError", "UnavailableError", "from_opensearch",
+           "from_response", "opensearch_errors"]
 
 
 class NotFoundError(RatioError, LookupError):
@@ -40,6 +41,13 @@ class UnavailableError(RatioError, ConnectionError):
 
     code = "unavailable"
     status = 503
+
+
+class LLMUnavailableError(UnavailableError):
+    """Answering needs an LLM and none is configured (``Client(llm=...)``, ``RATIO_LLM``, ``ratio serve --llm``);
+    the API answers 503 ``llm_unavailable``. Search works without one."""
+
+    code = "llm_unavailable"
 
 
 class AuthError(RatioError, PermissionError):
@@ -114,6 +122,8 @@ def from_response(status: int, code: str, message: str) -> RatioError:
     """The error an API answer stands for, as the local client would have raised it."""
     if code == IndexNotFoundError.code:
         return IndexNotFoundError(message)
+    if code == LLMUnavailableError.code:
+        return LLMUnavailableError(message)
     if code == ExpiredPositionError.code:  # a sorted search's cursor outlived its point in time
         return ExpiredPositionError(message)
     kind = _BY_STATUS.get(status)

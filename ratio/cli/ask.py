@@ -1,14 +1,12 @@
 """``ratio ask``: a question answered from the indexed judgments (or statutes), with citations, or withheld.
 
 Progress (each round's search, draft and scores, and any rewritten query) is printed to stderr as it
-happens; the answer is printed once it has passed its checks. ``--json`` prints the whole outcome, with
-every attempt and score, for scripts.
+happens; the answer is printed once it has passed its checks. ``--json`` prints the API's answer (``POST
+/api/v1/ask``: text, citations with links, claims, every round's scores), for scripts.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict
 from typing import Any
 
 import click
@@ -20,6 +18,8 @@ from legal.roles import role_label
 from ratio.cli.common import Context, configured_llm
 from ratio.cli.options import encoder_option, filter_options, json_option, llm_options, reranker_option
 from ratio.encoders import search_encoders
+from ratio.errors import LLMUnavailableError
+from ratio.web.answer_schemas import answer_out
 from search.answer import MODES, Answer, Answerer, AskOptions, Thresholds, ask
 from search.errors import QueryError
 from search.execute import Searcher
@@ -77,7 +77,7 @@ def render(answer: Answer, console: Console) -> None:
 @reranker_option()
 @llm_options
 @encoder_option()
-@json_option(help="Print the whole outcome as JSON.")
+@json_option(help="Print the answer as the API gives it (JSON).")
 @click.pass_obj
 def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, courts: tuple[str, ...],
                 date_from: str | None, date_to: str | None, rounds: int, context_tokens: int, min_context: float,
@@ -89,7 +89,7 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
         raise click.ClickException("the question is empty")
     llm = configured_llm(llm_kind, llm_model, llm_url)
     if llm is None:
-        raise click.ClickException("ratio ask needs an LLM: pass --llm local or --llm http (or set RATIO_LLM)")
+        raise LLMUnavailableError("ratio ask needs an LLM: pass --llm local or --llm http (or set RATIO_LLM)")
     try:
         options = AskOptions(Thresholds(min_context, min_grounded, min_relevance), rounds,
                              context_tokens=context_tokens, allow_ungrounded=allow_ungrounded,
@@ -106,6 +106,6 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
     except (QueryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
-        click.echo(json.dumps(asdict(answer), indent=2, default=str))
+        click.echo(answer_out(answer).model_dump_json(indent=2))  # the API's shape (POST /api/v1/ask)
     else:
         render(answer, console)

@@ -26,7 +26,7 @@ from typing import Any
 
 from backends.llm import LLM
 from ratio.client import Client
-from ratio.errors import UnavailableError
+from ratio.errors import LLMUnavailableError
 from ratio.web.answer_schemas import AskBody
 from ratio.web.offload import DeadlineExceededError
 from search.answer import Answerer, ask
@@ -39,11 +39,7 @@ NO_LLM = ("answers need an LLM and this server has none: start it with --llm loc
           "--llm-url, or RATIO_LLM=local). Search works without one.")
 
 
-class NoLLMError(UnavailableError):
-    """The server was started without an LLM: the API answers 503 ``llm_unavailable`` (the app's handler for
-    every Ratio error), and :class:`ratio.RemoteClient` raises it back as an ``UnavailableError``."""
-
-    code = "llm_unavailable"
+NoLLMError = LLMUnavailableError  # the server has no LLM: 503 llm_unavailable, raised again by RemoteClient
 
 
 class AnswerCancelledError(Exception):

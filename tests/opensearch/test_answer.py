@@ -160,10 +160,10 @@ def test_ratio_ask_cli(opensearch_settings, aliases, small_gguf, tmp_path) -> No
 
 
 def test_client_ask_needs_an_llm_and_a_known_mode(opensearch_settings, aliases, encoder, small_llm) -> None:
-    from ratio import Client
+    from ratio import Client, LLMUnavailableError
 
     prefix = aliases["chunks"].removesuffix("-chunks")
-    with pytest.raises(ValueError, match="needs an LLM"):
+    with pytest.raises(LLMUnavailableError, match="needs an LLM"):  # a Ratio error, as RemoteClient raises it
         Client(opensearch_settings.url, prefix=prefix, encoder=encoder).ask(GROUNDED_QUESTION)
     with pytest.raises(ValueError, match="mode must be one of"):
         Client(opensearch_settings.url, prefix=prefix, encoder=encoder, llm=small_llm).ask(GROUNDED_QUESTION,

@@ -74,3 +74,15 @@ def test_read_commands_print_the_api_json(opensearch_settings, aliases, api: Tes
     assert missing.exit_code == 1 and missing.stderr == "Error: the corpus has no judgment 'no-such-id'\n"
     as_json = _ratio(opensearch_settings.url, "--prefix", prefix, "judgment", "no-such-id", "--json")
     assert json.loads(as_json.stdout) == api.get("/api/v1/judgments/no-such-id").json()
+
+
+def test_ask_without_an_llm_is_the_api_s_llm_unavailable(opensearch_settings, aliases, monkeypatch) -> None:
+    """``ratio ask --json`` with no LLM configured prints the body ``POST /api/v1/ask`` answers then (503
+    ``llm_unavailable``), and without ``--json`` one line."""
+    monkeypatch.delenv("RATIO_LLM", raising=False)
+    prefix = aliases["judgments"].removesuffix("-judgments")
+    printed = _ratio(opensearch_settings.url, "--prefix", prefix, "ask", "what is dowry death", "--json")
+    assert printed.exit_code == 1
+    assert json.loads(printed.stdout)["error"]["code"] == "llm_unavailable"
+    said = _ratio(opensearch_settings.url, "--prefix", prefix, "ask", "what is dowry death")
+    assert said.exit_code == 1 and said.stderr.count("\n") == 1 and "needs an LLM" in said.stderr
