@@ -155,7 +155,8 @@ def test_ratio_ask_cli(opensearch_settings, aliases, small_gguf, tmp_path) -> No
     assert result.exit_code == 0, result.output
     answer = json.loads(result.stdout)
     assert answer["status"] in ("answered", "withheld") and "not legal advice" in answer["notice"]
-    assert len(answer["attempts"]) == 1 and answer["passages"]
+    assert len(answer["rounds"]) == 1 and answer["citations"]  # the API's shape (POST /api/v1/ask)
+    assert all(c["link"].startswith(("/judgments/", "/provisions/")) for c in answer["citations"])
     assert answer["status"] == "answered" or answer["reason"]
 
 
