@@ -209,6 +209,7 @@ def test_an_answer_past_its_deadline_is_a_typed_503_and_stops_before_the_llm(ope
                 name, data = events(streamed)[-1]
                 assert name == "error" and data["code"] == "deadline_exceeded" and data["message"]
             else:  # or while the LLM was being made ready, before it
+                streamed.read()
                 assert streamed.status_code == 503 and streamed.json()["error"]["code"] == "deadline_exceeded"
         waited = time.monotonic() + 120
         while any(t.name == "ratio-answer" for t in threading.enumerate()) and time.monotonic() < waited:
