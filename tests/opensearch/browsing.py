@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -34,3 +36,17 @@ def shot(page, name: str) -> Path:
     page.screenshot(path=str(path), full_page=True)
     assert path.stat().st_size > 10_000
     return path
+
+
+@contextmanager
+def checked_page(browser, base_url: str) -> Iterator[object]:
+    """A fresh desktop-sized page on ``base_url``; any JavaScript error or anything the Content-Security-Policy
+    blocks (reported on the console) fails the test when the page closes."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
+    new_page = context.new_page()
+    errors: list[str] = []
+    new_page.on("pageerror", lambda exc: errors.append(str(exc)))
+    new_page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
+    yield new_page
+    context.close()
+    assert errors == [], f"JavaScript errors or blocked content on the page: {errors}"

@@ -105,12 +105,7 @@ def browser():
 @pytest.fixture
 def page(browser, live_server: str):
     """A fresh desktop-sized page on the live server; any JavaScript error or CSP block fails the test."""
-    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 900})
-    new_page = context.new_page()
-    errors: list[str] = []
-    new_page.on("pageerror", lambda exc: errors.append(str(exc)))
-    # the Content-Security-Policy must fit the pages: anything it blocks is reported on the console
-    new_page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
-    yield new_page
-    context.close()
-    assert errors == [], f"JavaScript errors or blocked content on the page: {errors}"
+    from tests.opensearch.browsing import checked_page
+
+    with checked_page(browser, live_server) as new_page:
+        yield new_page

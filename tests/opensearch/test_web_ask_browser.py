@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.opensearch.answering import GROUNDED_QUESTION, UNANSWERABLE, answering_app, serve
-from tests.opensearch.browsing import shot
+from tests.opensearch.browsing import checked_page, shot
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
 expect = playwright_api.expect
@@ -30,14 +30,8 @@ def ask_server(opensearch_settings, aliases, encoder, small_llm, tmp_path_factor
 def page(browser, ask_server: str):
     """conftest's page on this module's server (the session's live server has no LLM); JavaScript errors and
     anything the CSP blocks fail the test."""
-    context = browser.new_context(base_url=ask_server, viewport={"width": 1280, "height": 900})
-    new_page = context.new_page()
-    errors: list[str] = []
-    new_page.on("pageerror", lambda exc: errors.append(str(exc)))
-    new_page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
-    yield new_page
-    context.close()
-    assert errors == [], f"JavaScript errors or blocked content on the page: {errors}"
+    with checked_page(browser, ask_server) as new_page:
+        yield new_page
 
 
 def _ask(page, question: str, *, mode: str = "auto") -> None:
