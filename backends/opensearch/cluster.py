@@ -210,8 +210,10 @@ class LocalCluster:
             if health and health["number_of_nodes"] == nodes and health["status"] in status:
                 return health
             if time.monotonic() > deadline:
+                why = self.unassigned_reason(url) if health and health["unassigned_shards"] else None
                 raise NodeError(f"the cluster did not reach {nodes} nodes and {'/'.join(status)} within "
-                                f"{timeout:.0f}s (last health: {health}); logs are in {self.home}/node-*/logs")
+                                f"{timeout:.0f}s (last health: {health})" + (f"; {why}" if why else "")
+                                + f"; logs are in {self.home}/node-*/logs")
             time.sleep(0.5)
 
     def rolling_restart(self, *, timeout: float = 300.0, between: Any = None,
@@ -224,8 +226,12 @@ class LocalCluster:
         is called once the others see a member gone, before it starts again (a check, or work that must meet
         its absence); ``between(number)`` after each member is back. Returns, per member, the seconds it was
         away and the seconds to green.
+
+        It starts from green only: in a yellow cluster a shard may have one copy, and the member holding it
+        would take it away (red, failed searches).
         """
         spec = self._spec()
+        self.wait(spec.nodes, status=("green",), timeout=timeout)
         rows = []
         for number in range(1, spec.nodes + 1):
             url = self._other_url(number)
@@ -264,6 +270,23 @@ class LocalCluster:
                 response = requests.get(f"{base}/_cluster/health", timeout=5)
                 if response.ok:
                     return response.json()
+        return None
+
+    def unassigned_reason(self, url: str | None = None) -> str | None:
+        """Why OpenSearch leaves a shard unassigned, in its own words (``_cluster/allocation/explain`` for the
+        first unassigned shard: a disk watermark, allocation disabled, a copy with nowhere else to go...)."""
+        for base in [url] if url else self.running_urls():
+            with contextlib.suppress(requests.RequestException, ValueError):
+                response = requests.get(f"{base}/_cluster/allocation/explain", timeout=10)
+                if not response.ok:
+                    continue
+                explain = response.json()
+                copy = "primary" if explain.get("primary") else "replica"
+                shard = f"{explain.get('index')}[{explain.get('shard')}] ({copy})"
+                reasons = sorted({decider["explanation"] for node in explain.get("node_allocation_decisions", [])
+                                  for decider in node.get("deciders", []) if decider.get("decision") == "NO"})
+                said = explain.get("allocate_explanation") or explain.get("unassigned_info", {}).get("reason", "")
+                return f"{shard} is unassigned: {said} " + " | ".join(reasons)[:1500]
         return None
 
     def status(self) -> dict[str, Any]:

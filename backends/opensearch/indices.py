@@ -126,7 +126,8 @@ def create_indices(
                 raise IndexOperationError(
                     f"the cluster refuses to create {name}: index creation is blocked "
                     "(cluster.blocks.create_index), which OpenSearch sets itself when every node's disk is past "
-                    "the high watermark (90% used by default, counting space the filesystem reserves). Free disk "
+                    "the high watermark (90% used by default, counting space the filesystem reserves; under 1 GB "
+                    "free on a node Ratio starts). Free disk "
                     "space; the block lifts on its own, or clear it with PUT _cluster/settings "
                     '{"persistent": {"cluster.blocks.create_index": null}}') from exc
             raise

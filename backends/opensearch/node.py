@@ -35,6 +35,16 @@ from backends.opensearch.java import find_java_home
 
 NODE_USER = "ratio-opensearch"
 STATE_FILE = "node.json"
+# Disk watermarks as free space, not OpenSearch's percentages (85 / 90 / 95 % used). A node Ratio starts shares
+# its disk with everything else on the machine, and OpenSearch counts used space as total minus available, so a
+# large shared disk passes 85 % with tens of GB still free: replicas then stay unassigned (a loopback cluster
+# never turns green, and losing a member turns it red) and past 90 % index creation is blocked. Absolute values
+# keep the protection (writes stop before the disk is really full) without that.
+DISK_WATERMARKS = {
+    "cluster.routing.allocation.disk.watermark.low": "2gb",
+    "cluster.routing.allocation.disk.watermark.high": "1gb",
+    "cluster.routing.allocation.disk.watermark.flood_stage": "512mb",
+}
 
 
 class NodeError(RuntimeError):
@@ -210,6 +220,7 @@ class LocalNode:
             "path.logs": str(self.log_dir),
             "action.auto_create_index": False,
             "plugins.ml_commons.only_run_on_ml_node": False,
+            **DISK_WATERMARKS,
         }
         self.config_dir.mkdir(parents=True, exist_ok=True)
         shutil.copy2(self.install_dir / "config" / "log4j2.properties", self.config_dir / "log4j2.properties")

@@ -23,6 +23,7 @@ import mappings
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect, create_indices, install_pipelines
 from backends.opensearch.cluster import LocalCluster, free_port_ranges
 from backends.opensearch.indices import fit_to_cluster
+from backends.opensearch.node import DISK_WATERMARKS, NodeError
 from indexer.loaders import load
 from indexer.pipeline import Pipeline
 from indexer.writer import BulkSettings, IndexWriter
@@ -163,6 +164,23 @@ def test_the_cluster_forms_on_loopback(cluster: LocalCluster, options: mappings.
     assert (options.shards, options.replicas) == (3, 1)
 
 
+def test_disk_watermarks_are_free_space_and_an_unplaceable_shard_is_explained(cluster: LocalCluster,
+                                                                             client: OpenSearch) -> None:
+    """Members share one disk, whose percentage used says little about room left (OpenSearch's 85 % would hold
+    replicas back on a big shared disk with tens of GB free): they hold back free space instead. A shard that
+    cannot be placed makes the cluster's wait fail with OpenSearch's reason, not only the health."""
+    settings = client.cluster.get_settings(include_defaults=True, flat_settings=True)["defaults"]
+    assert {key: settings[key] for key in DISK_WATERMARKS} == DISK_WATERMARKS
+    name = f"ratio-test-unplaceable-{uuid.uuid4().hex[:8]}"
+    client.indices.create(index=name, body={"settings": {"number_of_shards": 1, "number_of_replicas": 3}})
+    try:  # four copies of one shard, three members: one replica has nowhere to go
+        with pytest.raises(NodeError, match=rf"{name}\[0\] \(replica\) is unassigned: .*already allocated"):
+            cluster.wait(3, status=("green",), timeout=5)
+    finally:
+        client.indices.delete(index=name)
+    cluster.wait(3, status=("green",), timeout=60)
+
+
 def test_a_data_node_killed_during_a_bulk_load(cluster: LocalCluster, client: OpenSearch, options, labeller,
                                                clean) -> None:
     clean_layout, expected = clean
@@ -173,7 +191,8 @@ def test_a_data_node_killed_during_a_bulk_load(cluster: LocalCluster, client: Op
     def kill() -> None:
         # every shard's replica started first: a replica still initializing dies with its primary (red, not the
         # yellow this test is about; seen once in CI on the saved-searches index created just before)
-        client.cluster.health(wait_for_status="green", timeout="60s", request_timeout=90)
+        # (the cluster's wait says why a shard stays unassigned, if one does)
+        cluster.wait(3, status=("green",), timeout=120)
         kill_node(victim)
         killed.set()
 
