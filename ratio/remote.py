@@ -12,6 +12,7 @@ backoff; a server that never answers is an ``UnavailableError``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json as jsonlib
 from collections.abc import Callable, Iterator, Sequence
@@ -111,15 +112,21 @@ class RemoteClient:
               data: dict[str, Any] | None = None, files: dict[str, tuple[str, bytes]] | None = None) -> Any:
         """The answer's JSON (or text), or the Ratio error it stands for; ``accept``: statuses whose body is an
         answer, not an error (the health check's 503)."""
-        try:
+        with self._unreachable(f"did not answer within {self.timeout:g} s"):
             response = self._send(method, path, params, json, accept, data, files)
+        return response.text if raw else response.json()
+
+    @contextlib.contextmanager
+    def _unreachable(self, silence: str) -> Iterator[None]:
+        """A server that does not answer (``silence``: what timed out) or is not there, as the Ratio error that
+        says so (``timeout``, ``server_unavailable``), for plain calls and the answer stream alike."""
+        try:
+            yield
         except requests.Timeout as exc:
-            raise UnavailableError(f"the Ratio server at {self.base_url} did not answer within {self.timeout:g} s",
-                                   code="timeout") from exc
+            raise UnavailableError(f"the Ratio server at {self.base_url} {silence}", code="timeout") from exc
         except requests.ConnectionError as exc:
             raise UnavailableError(f"no Ratio server answers at {self.base_url}: start one with 'ratio serve'",
                                    code="server_unavailable") from exc
-        return response.text if raw else response.json()
 
     def search(self, query: str, options: SearchOptions | None = None, *, cursor: str | None = None,
                **overrides: Any) -> SearchPage:
@@ -219,31 +226,25 @@ class RemoteClient:
                 "date_from": date_from, "date_to": date_to, "rounds": rounds, "context_tokens": context_tokens,
                 "min_context": min_context, "min_grounded": min_grounded, "min_relevance": min_relevance,
                 "allow_ungrounded": allow_ungrounded}
-        try:
-            with self.session.post(f"{self.base_url}/api/v1/ask/stream", json=body, stream=True,
-                                   timeout=(min(self.timeout, 30.0), timeout)) as response:
-                if not response.ok:
-                    raise self._error(response)
-                event = None
-                for line in response.iter_lines(decode_unicode=True):
-                    if line.startswith("event: "):
-                        event = line[7:]
-                    elif line.startswith("data: "):
-                        data = jsonlib.loads(line[6:])
-                        if event == "progress" and on_event is not None:
-                            on_event(data["kind"], data)
-                        elif event == "answer":
-                            return AnswerOut.model_validate(data)
-                        elif event == "error":
-                            status = 400 if data.get("code") == "bad_query" else (
-                                500 if data.get("code") == "answer_failed" else 503)
-                            raise from_response(status, data.get("code", ""), data.get("message", ""))
-        except requests.Timeout as exc:
-            raise UnavailableError(f"the Ratio server at {self.base_url} sent nothing for {timeout:g} s",
-                                   code="timeout") from exc
-        except requests.ConnectionError as exc:
-            raise UnavailableError(f"no Ratio server answers at {self.base_url}: start one with 'ratio serve'",
-                                   code="server_unavailable") from exc
+        with (self._unreachable(f"sent nothing for {timeout:g} s"),
+              self.session.post(f"{self.base_url}/api/v1/ask/stream", json=body, stream=True,
+                                timeout=(min(self.timeout, 30.0), timeout)) as response):
+            if not response.ok:
+                raise self._error(response)
+            event = None
+            for line in response.iter_lines(decode_unicode=True):
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: "):
+                    data = jsonlib.loads(line[6:])
+                    if event == "progress" and on_event is not None:
+                        on_event(data["kind"], data)
+                    elif event == "answer":
+                        return AnswerOut.model_validate(data)
+                    elif event == "error":
+                        status = 400 if data.get("code") == "bad_query" else (
+                            500 if data.get("code") == "answer_failed" else 503)
+                        raise from_response(status, data.get("code", ""), data.get("message", ""))
         raise RemoteError(502, "stream_ended", "the server closed the answer stream without an answer")
 
     def health(self) -> Health:
