@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 __all__ = ["AuthError", "Client", "IndexNotFoundError", "JudgmentRecord", "LLMUnavailableError", "NotFoundError",
-           "QueryError", "RatioError", "RemoteClient", "RemoteError", "SearchOptions", "StoredJudgment",
+           "QueryError", "RatioError", "RemoteClient", "RemoteError", "SearchOptions", "SortOrder", "StoredJudgment",
            "UnavailableError", "__version__"]
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         UnavailableError,
     )
     from ratio.remote import RemoteClient
-    from search.options import SearchOptions
+    from search.options import SearchOptions, SortOrder
     from search.records import StoredJudgment
 
 _ERRORS = frozenset({"AuthError", "IndexNotFoundError", "LLMUnavailableError", "NotFoundError", "QueryError",
@@ -48,10 +48,10 @@ def __getattr__(name: str) -> Any:
         from ratio import errors
 
         return getattr(errors, name)
-    if name == "SearchOptions":
-        from search.options import SearchOptions
+    if name in ("SearchOptions", "SortOrder"):
+        from search import options
 
-        return SearchOptions
+        return getattr(options, name)
     if name == "StoredJudgment":
         from search.records import StoredJudgment
 

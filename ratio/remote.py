@@ -12,6 +12,7 @@ backoff; a server that never answers is an ``UnavailableError``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json as jsonlib
 from collections.abc import Callable, Iterator, Sequence
@@ -28,7 +29,7 @@ from ratio.web.schemas_brief import BriefPage
 from search.browse import ExploreView
 from search.errors import BadValueError
 from search.explain import Explanation
-from search.options import FilterOptions, SearchOptions, merge_options
+from search.options import FilterOptions, SearchOptions, merge_options, texts
 from search.provisions import ProvisionHit
 
 __all__ = ["RemoteClient", "RemoteError", "search_params"]
@@ -42,9 +43,15 @@ def _transient(exc: BaseException) -> bool:
         and exc.code not in ("deadline_exceeded", "llm_unavailable"))
 
 
-def search_params(query: str, options: SearchOptions, cursor: str | None = None) -> dict[str, Any]:
+# What the clients take beside the options and the API also has: ``statutes=[...]`` (``statute:`` in the syntax).
+REMOTE_EXTRAS = ("statutes",)
+
+
+def search_params(query: str, options: SearchOptions, cursor: str | None = None,
+                  extras: dict[str, Any] | None = None) -> dict[str, Any]:
     """``options`` as the API's search parameters (:class:`ratio.web.schemas.SearchParams`; the page goes by
-    cursor, not number). Defaults are left out, so a GET stays short."""
+    cursor, not number), with ``extras`` (:data:`REMOTE_EXTRAS`, checked as the local client checks them).
+    Defaults are left out, so a GET stays short."""
     default = SearchOptions()
     names = {"courts": "court", "judges": "judge", "roles": "role", "role_mode": "mode"}
     params: dict[str, Any] = {"q": query}
@@ -61,6 +68,9 @@ def search_params(query: str, options: SearchOptions, cursor: str | None = None)
         elif hasattr(value, "value"):  # an enum
             value = value.value
         params[names.get(name, name)] = value
+    statutes = texts((extras or {}).get("statutes"), "statutes")
+    if statutes:
+        params["statute"] = list(statutes)
     if cursor:
         params["cursor"] = cursor
     return params
@@ -102,38 +112,45 @@ class RemoteClient:
               data: dict[str, Any] | None = None, files: dict[str, tuple[str, bytes]] | None = None) -> Any:
         """The answer's JSON (or text), or the Ratio error it stands for; ``accept``: statuses whose body is an
         answer, not an error (the health check's 503)."""
-        try:
+        with self._unreachable(f"did not answer within {self.timeout:g} s"):
             response = self._send(method, path, params, json, accept, data, files)
+        return response.text if raw else response.json()
+
+    @contextlib.contextmanager
+    def _unreachable(self, silence: str) -> Iterator[None]:
+        """A server that does not answer (``silence``: what timed out) or is not there, as the Ratio error that
+        says so (``timeout``, ``server_unavailable``), for plain calls and the answer stream alike."""
+        try:
+            yield
         except requests.Timeout as exc:
-            raise UnavailableError(f"the Ratio server at {self.base_url} did not answer within {self.timeout:g} s",
-                                   code="timeout") from exc
+            raise UnavailableError(f"the Ratio server at {self.base_url} {silence}", code="timeout") from exc
         except requests.ConnectionError as exc:
             raise UnavailableError(f"no Ratio server answers at {self.base_url}: start one with 'ratio serve'",
                                    code="server_unavailable") from exc
-        return response.text if raw else response.json()
 
     def search(self, query: str, options: SearchOptions | None = None, *, cursor: str | None = None,
                **overrides: Any) -> SearchPage:
         """One page of judgments; ``options`` and keyword changes as ``Client.search`` (``courts=[...]``,
-        ``size=``, ``page=``, ``sort=``, ...), or ``cursor=`` (a page's ``next_cursor`` or ``prev_cursor``). A
-        ``page`` past the first follows the cursors there, since the API pages by cursor."""
-        options, _ = merge_options(options, overrides)
+        ``size=``, ``page=``, ``sort=``, ``statutes=[...]``), or ``cursor=`` (a page's ``next_cursor`` or
+        ``prev_cursor``). A ``page`` past the first follows the cursors there, since the API pages by cursor."""
+        options, extras = merge_options(options, overrides, REMOTE_EXTRAS)
         if options.page > 1 and not cursor:
             first = dataclasses.replace(options, page=1)
-            for page in self.search_pages(query, first, max_pages=options.page):
+            for page in self.search_pages(query, first, max_pages=options.page, **extras):
                 if page.page == options.page:
                     return page
             # past the last page: what the local client answers there, an empty page of the same search
             return page.model_copy(update={"hits": [], "page": options.page, "next_cursor": None, "notes": []})
-        return SearchPage.model_validate(self._call("POST", "/search", json=search_params(query, options, cursor)))
+        return SearchPage.model_validate(self._call("POST", "/search",
+                                                    json=search_params(query, options, cursor, extras)))
 
     def search_pages(self, query: str, options: SearchOptions | None = None, *, max_pages: int = 10,
                      **overrides: Any) -> Iterator[SearchPage]:
         """Pages of one search, following the cursors, until the last page or ``max_pages``."""
-        options, _ = merge_options(options, overrides)
+        options, extras = merge_options(options, overrides, REMOTE_EXTRAS)
         cursor = None
         for _ in range(max_pages):
-            page = self.search(query, options, cursor=cursor)
+            page = self.search(query, options, cursor=cursor, **extras)
             yield page
             cursor = page.next_cursor
             if not cursor:
@@ -160,15 +177,15 @@ class RemoteClient:
 
     def facets(self, query: str, options: SearchOptions | None = None,
                **overrides: Any) -> dict[str, list[dict[str, Any]]]:
-        options, _ = merge_options(options, overrides)
-        return self._call("GET", "/facets", params=search_params(query, options))
+        options, extras = merge_options(options, overrides, REMOTE_EXTRAS)
+        return self._call("GET", "/facets", params=search_params(query, options, extras=extras))
 
     def explore(self, query: str = "", options: FilterOptions | None = None, **overrides: Any) -> ExploreView:
         from pydantic import TypeAdapter
 
-        options, _ = merge_options(options, overrides)
-        return TypeAdapter(ExploreView).validate_python(self._call("GET", "/explore",
-                                                                   params=search_params(query, options)))
+        options, extras = merge_options(options, overrides, REMOTE_EXTRAS)
+        return TypeAdapter(ExploreView).validate_python(
+            self._call("GET", "/explore", params=search_params(query, options, extras=extras)))
 
     def judgment(self, judgment_id: str) -> JudgmentView:
         from urllib.parse import quote
@@ -190,8 +207,9 @@ class RemoteClient:
 
     def export_csv(self, query: str, limit: int = 200, options: SearchOptions | None = None,
                    **overrides: Any) -> str:
-        options, _ = merge_options(options, overrides)
-        return self._call("GET", "/export.csv", params={**search_params(query, options), "limit": limit}, raw=True)
+        options, extras = merge_options(options, overrides, REMOTE_EXTRAS)
+        return self._call("GET", "/export.csv", params={**search_params(query, options, extras=extras),
+                                                        "limit": limit}, raw=True)
 
     def ask(self, question: str, *, mode: str = "auto", parametric: bool = True, courts: tuple[str, ...] = (),
             date_from: str | None = None, date_to: str | None = None, rounds: int = 3, context_tokens: int = 1200,
@@ -208,31 +226,25 @@ class RemoteClient:
                 "date_from": date_from, "date_to": date_to, "rounds": rounds, "context_tokens": context_tokens,
                 "min_context": min_context, "min_grounded": min_grounded, "min_relevance": min_relevance,
                 "allow_ungrounded": allow_ungrounded}
-        try:
-            with self.session.post(f"{self.base_url}/api/v1/ask/stream", json=body, stream=True,
-                                   timeout=(min(self.timeout, 30.0), timeout)) as response:
-                if not response.ok:
-                    raise self._error(response)
-                event = None
-                for line in response.iter_lines(decode_unicode=True):
-                    if line.startswith("event: "):
-                        event = line[7:]
-                    elif line.startswith("data: "):
-                        data = jsonlib.loads(line[6:])
-                        if event == "progress" and on_event is not None:
-                            on_event(data["kind"], data)
-                        elif event == "answer":
-                            return AnswerOut.model_validate(data)
-                        elif event == "error":
-                            status = 400 if data.get("code") == "bad_query" else (
-                                500 if data.get("code") == "answer_failed" else 503)
-                            raise from_response(status, data.get("code", ""), data.get("message", ""))
-        except requests.Timeout as exc:
-            raise UnavailableError(f"the Ratio server at {self.base_url} sent nothing for {timeout:g} s",
-                                   code="timeout") from exc
-        except requests.ConnectionError as exc:
-            raise UnavailableError(f"no Ratio server answers at {self.base_url}: start one with 'ratio serve'",
-                                   code="server_unavailable") from exc
+        with (self._unreachable(f"sent nothing for {timeout:g} s"),
+              self.session.post(f"{self.base_url}/api/v1/ask/stream", json=body, stream=True,
+                                timeout=(min(self.timeout, 30.0), timeout)) as response):
+            if not response.ok:
+                raise self._error(response)
+            event = None
+            for line in response.iter_lines(decode_unicode=True):
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: "):
+                    data = jsonlib.loads(line[6:])
+                    if event == "progress" and on_event is not None:
+                        on_event(data["kind"], data)
+                    elif event == "answer":
+                        return AnswerOut.model_validate(data)
+                    elif event == "error":
+                        status = 400 if data.get("code") == "bad_query" else (
+                            500 if data.get("code") == "answer_failed" else 503)
+                        raise from_response(status, data.get("code", ""), data.get("message", ""))
         raise RemoteError(502, "stream_ended", "the server closed the answer stream without an answer")
 
     def health(self) -> Health:

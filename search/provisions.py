@@ -11,6 +11,7 @@ The texts are plain strings (user text or LLM output): they reach OpenSearch onl
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,7 @@ from opensearchpy import OpenSearch
 
 from backends.encoders import Encoder
 from search.fusion import FusionMethod, fuse
+from search.records import stored_date
 
 MAX_WORDS = 300
 PROVISION_TEXT_FIELDS = ["title^2", "text", "act.text"]
@@ -89,7 +91,7 @@ class CitingJudgment:
     judgment_id: str
     title: str | None
     court: str | None
-    decision_date: str | None
+    decision_date: dt.date | None
 
 
 @dataclass(frozen=True)
@@ -115,5 +117,6 @@ def citing_judgments(client: OpenSearch, index: str, keys: Sequence[str], size: 
         return CitingJudgments(0, ())
     hits = client.search(index=index, body=citing_judgments_body(keys, size))["hits"]
     found = tuple(CitingJudgment(h["_source"].get("judgment_id", h["_id"]), h["_source"].get("title"),
-                                 h["_source"].get("court"), h["_source"].get("decision_date")) for h in hits["hits"])
+                                 h["_source"].get("court"), stored_date(h["_source"].get("decision_date")))
+                  for h in hits["hits"])
     return CitingJudgments(int(hits["total"]["value"]), found)

@@ -1,4 +1,6 @@
-"""Shared fixtures: one real OpenSearch for the whole session, and the shared data folder.
+"""Shared fixtures: one real OpenSearch for the whole session, the shared data folder, and the bundled sample
+corpus indexed once on that node with a ``ratio.Client``, the web app, a live server and a browser over it (for
+the search, web, client and CLI tests wherever they live).
 
 The cluster is chosen in this order: ``OPENSEARCH_URL`` (an existing cluster), a Docker engine (the
 pinned official image through testcontainers), the local node Ratio manages (installed and started
@@ -24,6 +26,7 @@ from ratio import settings
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+SAMPLES = REPO / "samples" / "aila-2019"
 
 HOW_TO_GET_ONE = (
     "no OpenSearch for the tests. Either set OPENSEARCH_URL to a cluster, run a Docker engine, or let the "
@@ -57,7 +60,7 @@ FIXTURE_TIERS: dict[str, str] = {
     "small_gguf": "llm",  # the small GGUF (every in-process or served LLM starts from it)
     "small_llm": "llm",
     "llm_server": "llm",
-    "browser": "browser",  # tests/opensearch/test_web_browser.py: headless Chromium through Playwright
+    "browser": "browser",  # tests/ratio/web/test_web_browser.py: headless Chromium through Playwright
 }
 
 
@@ -222,3 +225,109 @@ def static_encoder():
     from backends.encoders import STATIC_ENCODER, load_encoder
 
     return load_encoder(STATIC_ENCODER, models_dir=settings.home_dir() / "models")
+
+
+# ---------------------------------------------------------------- the sample corpus on the session's node
+
+
+@pytest.fixture(scope="session")
+def encoder():
+    """The default encoder (MiniLM), loaded once for the session."""
+    from backends.encoders import load_encoder
+
+    return load_encoder()
+
+
+@pytest.fixture(scope="session")
+def aliases(client: OpenSearch, encoder, embedding_cache) -> dict[str, str]:
+    """The 18 bundled sample judgments and their statutes, indexed once for the session on the real node."""
+    import mappings
+    from backends.opensearch import create_indices, install_pipelines
+    from indexer.loaders import load
+    from indexer.pipeline import Pipeline
+    from indexer.roles.labeller import RoleLabeller
+    from indexer.writer import IndexWriter
+
+    layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
+    create_indices(client, layout, mappings.IndexOptions(dimension=384))
+    install_pipelines(client)
+    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    labeller = RoleLabeller.load(encoder, cache_dir=embedding_cache)
+    report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(SAMPLES)]))
+    assert report.failed == [] and report.judgments_indexed == 18
+    yield aliases
+    client.indices.delete(index=f"{layout.prefix}-*")
+
+
+# ---------------------------------------------------------------- the web app over the sample corpus
+
+
+@pytest.fixture(scope="session")
+def ratio_client(opensearch_settings, aliases: dict[str, str], encoder):
+    """A ``ratio.Client`` on the session's sample indices (the prefix is the one ``aliases`` was built with)."""
+    from ratio.client import Client
+
+    prefix = aliases["judgments"].removesuffix("-judgments")
+    return Client(opensearch_settings.url, prefix=prefix, encoder=encoder, llm=None)
+
+
+@pytest.fixture(scope="session")
+def web_app(ratio_client):
+    from ratio.web import create_app
+
+    return create_app(ratio_client)
+
+
+@pytest.fixture(scope="session")
+def api(web_app):
+    """A TestClient over the app (in-process ASGI, real OpenSearch and encoder behind it)."""
+    from fastapi.testclient import TestClient
+
+    with TestClient(web_app) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session")
+def live_server(web_app):
+    """The app served by uvicorn on a free loopback port, for the browser and the remote client."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(web_app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("uvicorn did not start the test server within 30 s")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium (one per test module)."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
+    from tests.ratio.web.browsing import chromium
+
+    with sync_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser, live_server: str):
+    """A fresh desktop-sized page on the live server; any JavaScript error or CSP block fails the test."""
+    from tests.ratio.web.browsing import checked_page
+
+    with checked_page(browser, live_server) as new_page:
+        yield new_page

@@ -239,7 +239,8 @@ class Answerer:
             if not failures:
                 break
             if number == options.max_rounds:
-                stop_reason = f"the budget of {options.max_rounds} rounds is spent"
+                rounds = "1 round" if options.max_rounds == 1 else f"{options.max_rounds} rounds"
+                stop_reason = f"the budget of {rounds} is spent"
                 break
             try:
                 new_query = rewrite(self.llm, question, query, failures)

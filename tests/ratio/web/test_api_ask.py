@@ -1,6 +1,6 @@
 """``POST /api/v1/ask``, its server-sent-event stream, and ``RemoteClient.ask``: the real node, the sample corpus,
 the real small LLM (answers cached for the session, so each question is generated once; see
-``tests/opensearch/answering.py``), and the same app without an LLM for the error it must give."""
+``tests/ratio/web/answering.py``), and the same app without an LLM for the error it must give."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ratio.web.answer_schemas import AskBody
 from ratio.web.answers import AnswerRun
 from search.errors import QueryError
 from search.explain import content_words
-from tests.opensearch.answering import GROUNDED_QUESTION, QUICK, UNANSWERABLE, answering_app, serve
+from tests.ratio.web.answering import GROUNDED_QUESTION, QUICK, UNANSWERABLE, answering_app, serve
 
 LINK = re.compile(r"^/judgments/(?P<id>[^/?#]+)(\?hl=(?P<hl>[^#]+))?#s(?P<sentence>\d+)$")
 

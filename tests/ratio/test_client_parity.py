@@ -37,6 +37,19 @@ def test_search_pages_are_equal(ratio_client: Client, remote: RemoteClient) -> N
             == remote.search("appeal", second).model_dump(exclude=VOLATILE))
 
 
+def test_a_statute_filter_is_the_same_keyword_on_both_clients(ratio_client: Client, remote: RemoteClient) -> None:
+    """``statutes=[...]`` (``statute:`` in the syntax) filters on both; before, the remote client refused it."""
+    local = ratio_client.search("murder", statutes=["s. 302 IPC"], size=5)
+    far = remote.search("murder", statutes=["s. 302 IPC"], size=5)
+    assert local.hits and local.model_dump(exclude=VOLATILE) == far.model_dump(exclude=VOLATILE)
+    spelled = remote.search('murder statute:"s. 302 IPC"', size=5)
+    assert [h.judgment_id for h in far.hits] == [h.judgment_id for h in spelled.hits]
+    assert far.total < remote.search("murder", size=5).total  # it filters: fewer judgments than the words alone
+    assert remote.facets("murder", statutes=["s. 302 IPC"]) == ratio_client.facets("murder", statutes=["s. 302 IPC"])
+    with pytest.raises(ratio.QueryError, match=r"statutes takes a list"):
+        remote.search("murder", statutes="s. 302 IPC")
+
+
 def test_judgment_explain_provisions_facets_explore_and_health_are_equal(ratio_client: Client,
                                                                           remote: RemoteClient) -> None:
     view = ratio_client.judgment("C7")

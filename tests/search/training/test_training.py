@@ -39,7 +39,7 @@ from search.training import (
 )
 from search.training.train import reranker_examples
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments"
+SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "aila-2019" / "judgments"
 INDEXED = ("C9", "C182", "C1", "C152")
 TINY = TrainOptions(steps=2, batch_size=4, max_length=128)
 

@@ -98,7 +98,7 @@ def test_the_shipped_model_loads_offline() -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "NO_PROXY": "*",
            "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
-                         cwd=Path(__file__).resolve().parents[2])
+                         cwd=Path(__file__).resolve().parents[3])
     assert out.returncode == 0, out.stderr
     count, shape = out.stdout.split(" ", 1)
     assert int(count) > 10 and shape.strip() == "(2,)"

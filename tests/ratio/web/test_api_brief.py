@@ -22,7 +22,7 @@ from search.brief import BriefHit
 from search.errors import QueryError
 from tests.indexer.conftest import make_pdf
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019"
+SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "aila-2019"
 ROUTE = "/api/v1/search/document"
 
 

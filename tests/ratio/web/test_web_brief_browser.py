@@ -1,6 +1,6 @@
 """The brief page in real headless Chromium over the sample corpus: a pasted or uploaded brief returns judgments
 with the parts of the brief each matched, and "More like this judgment" lands on such a page without the
-judgment itself. Screenshots via :func:`tests.opensearch.browsing.shot` (``brief-*``).
+judgment itself. Screenshots via :func:`tests.ratio.web.browsing.shot` (``brief-*``).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from urllib.parse import unquote
 import pytest
 
 from tests.indexer.conftest import make_pdf
-from tests.opensearch.browsing import shot
+from tests.ratio.web.browsing import shot
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019"
+SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "aila-2019"
 
 
 def _fact_pattern() -> str:

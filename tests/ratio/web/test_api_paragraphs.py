@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from fastapi.testclient import TestClient
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments"
+SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "aila-2019" / "judgments"
 IDS = sorted(p.stem for p in SAMPLES.glob("*.txt"))
 QUERY = "common intention murder"
 

@@ -35,7 +35,7 @@ BRIEF_FIELDS = ("court", "date_from", "date_to")  # the brief page's form fields
 def not_a_server_error_but_no_llm(ctx, response, case) -> bool | None:
     """``not_a_server_error``, except the answer routes' documented 503 ``llm_unavailable``: the fuzzed app has no
     LLM (an answer costs seconds of generation per example), so for ``/ask`` this run covers validation, the
-    400s and the no-LLM error; tests/opensearch/test_api_ask.py checks real answers against the schema."""
+    400s and the no-LLM error; tests/ratio/web/test_api_ask.py checks real answers against the schema."""
     if case.operation.path.startswith("/api/v1/ask") and response.status_code == 503:
         assert response.json()["error"]["code"] == "llm_unavailable", response.text
         return None

@@ -1,7 +1,7 @@
 """Shared pieces of the browser tests: headless Chromium through Playwright, and screenshots.
 
 Every browser test file imports :func:`shot` from here and uses the ``browser`` and ``page`` fixtures of
-``tests/opensearch/conftest.py``, so each feature can keep its browser tests in its own file. Screenshots go
+``tests/conftest.py``, so each feature can keep its browser tests in its own file. Screenshots go
 under ``test-artifacts/screenshots/`` (or ``$RATIO_TEST_ARTIFACTS``), so a reviewer can see what the browser saw.
 """
 

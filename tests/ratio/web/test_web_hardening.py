@@ -280,7 +280,7 @@ def test_ratio_serve_with_two_workers_serves(opensearch_settings, aliases, tmp_p
 
     import requests
 
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

@@ -188,7 +188,7 @@ def test_remote_client_returns_the_same_objects(live_server: str, ratio_client) 
     assert remote.health().status == "ok"
     with pytest.raises(QueryError, match="never closes"):
         remote.search('"open quote')
-    with pytest.raises(NotFoundError) as missing:  # tests/opensearch/test_client_parity.py: the same as Client's
+    with pytest.raises(NotFoundError) as missing:  # tests/ratio/test_client_parity.py: the same as Client's
         remote.judgment("does-not-exist")
     assert missing.value.status == 404
 
@@ -241,7 +241,7 @@ def test_client_searches_by_a_whole_document(ratio_client) -> None:
 
     from search.errors import EmptyQueryError
 
-    text = (Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments" / "C12.txt").read_text()
+    text = (Path(__file__).resolve().parents[3] / "samples" / "aila-2019" / "judgments" / "C12.txt").read_text()
     assert len(text.split()) > 2_000  # past the typed query's 1,000-term limit
     found = ratio_client.search_by_document(text, size=3).hits
     assert found[0].judgment_id == "C12" and len(found) == 3

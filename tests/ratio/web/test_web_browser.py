@@ -1,7 +1,7 @@
 """The pages in real headless Chromium (Debian's ``chromium`` driven by Playwright) over the sample corpus.
 
-Each test saves a full-page screenshot (:func:`tests.opensearch.browsing.shot`), so a reviewer can see what the
-browser saw; the ``browser`` and ``page`` fixtures live in ``tests/opensearch/conftest.py``.
+Each test saves a full-page screenshot (:func:`tests.ratio.web.browsing.shot`), so a reviewer can see what the
+browser saw; the ``browser`` and ``page`` fixtures live in ``tests/conftest.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.opensearch.browsing import shot
+from tests.ratio.web.browsing import shot
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
 QUERY = "public servant dishonestly misappropriated property entrusted"

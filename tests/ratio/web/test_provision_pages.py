@@ -3,12 +3,15 @@ judgments of the corpus that cite the provision (issue 18, item 5)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import re
 
 import pytest
 from fastapi.testclient import TestClient
 from opensearchpy import OpenSearch
+
+from search.provisions import citing_judgments
 
 
 def _h1(page: str) -> str:
@@ -59,6 +62,12 @@ def test_a_labelled_provision_lists_the_judgments_citing_it(api: TestClient, cli
     linked = set(re.findall(r'<li><a href="/judgments/([^"]+)">', page.text.split('class="cited-by"', 1)[1]))
     assert linked == expected
     assert "statute%3A%22IPC+s.+302%22" in page.text or "statute%3A%22IPC%20s.%20302%22" in page.text
+    # the same list in Python: dates as dates (newest first), shown on the page as ISO dates
+    citing = citing_judgments(client, aliases["judgments"], ["IPC s. 302"])
+    assert {j.judgment_id for j in citing.judgments} == expected and citing.total == len(expected)
+    dates = [j.decision_date for j in citing.judgments if j.decision_date]
+    assert dates and all(isinstance(d, dt.date) for d in dates) and dates == sorted(dates, reverse=True)
+    assert dates[0].isoformat() in page.text
 
 
 def test_the_search_page_shows_the_provisions_a_query_matches(api: TestClient) -> None:

@@ -1,7 +1,7 @@
 """The ask page in real headless Chromium over the sample corpus and the small LLM: the question streamed with its
 progress, the answer with citations linked to their passages, a withheld answer with its reason, and the same
-page without JavaScript. Answers come from the session's answer cache when tests/opensearch/test_api_ask.py
-asked the same questions first (tests/opensearch/answering.py)."""
+page without JavaScript. Answers come from the session's answer cache when tests/ratio/web/test_api_ask.py
+asked the same questions first (tests/ratio/web/answering.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.opensearch.answering import GROUNDED_QUESTION, UNANSWERABLE, answering_app, serve
-from tests.opensearch.browsing import checked_page, shot
+from tests.ratio.web.answering import GROUNDED_QUESTION, UNANSWERABLE, answering_app, serve
+from tests.ratio.web.browsing import checked_page, shot
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
 expect = playwright_api.expect

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.opensearch.browsing import shot
+from tests.ratio.web.browsing import shot
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
 QUERY = "appeal"  # most sample judgments: two pages of ten

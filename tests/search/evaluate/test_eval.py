@@ -37,7 +37,7 @@ def test_every_judgment_configuration_ranks_sample_judgments(runner: Runner, nam
 def test_whole_query_bm25_reads_a_judgment_past_the_query_limit(runner: Runner) -> None:
     from search.syntax import MAX_TERMS
 
-    text = (Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments" / "C12.txt").read_text()
+    text = (Path(__file__).resolve().parents[3] / "samples" / "aila-2019" / "judgments" / "C12.txt").read_text()
     assert len(text.split()) > 2 * MAX_TERMS  # several segments, none of which alone is the whole judgment
     assert runner.rank("fulltext_bm25_whole", text)[0] == "C12"
     assert runner.rank("hybrid_fulltext_whole", text)[0] == "C12"
@@ -66,9 +66,9 @@ def test_scores_runs_and_statute_configurations(runner: Runner) -> None:
 # change with each model, so they are not pinned here.
 #
 # To update after an intended change: run
-#   RATIO_PRINT_PINNED=1 pytest tests/opensearch/test_eval.py -k pinned -s
+#   RATIO_PRINT_PINNED=1 pytest tests/search/evaluate/test_eval.py -k pinned -s
 # and copy the printed lines into PINNED, saying in the commit message why the figures moved.
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019"
+SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "aila-2019"
 PINNED = {  # configuration: (MAP, nDCG@10)
     "bm25": (0.4638, 0.5701),
     "knn": (0.5532, 0.6436),
@@ -92,8 +92,8 @@ def test_pinned_effectiveness_on_the_sample_corpus(runner: Runner, name: str) ->
         print(f'\n    "{name}": ({found[0]:.4f}, {found[1]:.4f}),')
     assert found == pytest.approx(PINNED[name], abs=TOLERANCE), (
         f"{name}: MAP, nDCG@10 = {found}, pinned {PINNED[name]} (tolerance {TOLERANCE}) on the sample corpus. "
-        "If the change is intended, update PINNED in tests/opensearch/test_eval.py from "
-        "RATIO_PRINT_PINNED=1 pytest tests/opensearch/test_eval.py -k pinned -s, and say why in the commit.")
+        "If the change is intended, update PINNED in tests/search/evaluate/test_eval.py from "
+        "RATIO_PRINT_PINNED=1 pytest tests/search/evaluate/test_eval.py -k pinned -s, and say why in the commit.")
 
 
 def test_filter_safety_counts_what_filter_mode_cannot_return(runner: Runner) -> None:
