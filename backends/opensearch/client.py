@@ -23,6 +23,9 @@ NODE_LOSS_FAILURES = frozenset({
     "search_context_missing_exception", "no_shard_available_action_exception", "shard_not_found_exception",
     "index_shard_closed_exception", "illegal_index_shard_state_exception", "already_closed_exception",
 })
+# Seconds before each new attempt of such a search: a departing node leaves the cluster state within a second
+# or two, after which the query phase no longer picks its copies.
+NODE_LOSS_WAITS = (0.5, 1.0, 2.0)
 _SHARD_READS = re.compile(r"/_(?:search|msearch|count)$")  # not _search/scroll: a lost scroll cannot be resumed
 
 
@@ -62,7 +65,7 @@ def lost_shards(answer: Any) -> bool:
     lost = False
     for item in answers:
         if isinstance(item, dict) and "error" in item:
-            if not _lost_error(item["error"]):
+            if not node_lost(item["error"]):
                 return False
             lost = True
             continue
@@ -70,31 +73,30 @@ def lost_shards(answer: Any) -> bool:
         if not shards or not shards.get("failed"):
             continue
         failures = shards.get("failures") or []
-        if not failures or any(_failure_type(f) not in NODE_LOSS_FAILURES for f in failures):
+        if not failures or not all(node_lost(failure.get("reason")) for failure in failures):
             return False
         lost = True
     return lost
 
 
 def lost_shards_error(exc: TransportError) -> bool:
-    """Whether a failed search failed only because a node left during it (every shard's failure says so)."""
-    return _lost_error(exc.info.get("error") if isinstance(exc.info, dict) else None)
+    """Whether a failed search failed only because a node left during it."""
+    return node_lost(exc.info.get("error") if isinstance(exc.info, dict) else None)
 
 
-def _lost_error(error: Any) -> bool:
-    if not isinstance(error, dict) or error.get("type") != "search_phase_execution_exception":
+def node_lost(error: Any) -> bool:
+    """Whether an OpenSearch error says only that a node left while the request ran (asking again reaches the
+    shards' other copies): its type says so, or every failed shard it lists failed that way, or, when it lists
+    none, its cause did. The last is how a collapsed search's expand phase wraps a fetch phase that met a
+    departed node: ``failed_shards`` empty at both levels, ``node_not_connected_exception`` two causes down."""
+    if not isinstance(error, dict):
         return False
+    if error.get("type") in NODE_LOSS_FAILURES:
+        return True
     failures = error.get("failed_shards") or []
-    return bool(failures) and all(_failure_type(f) in NODE_LOSS_FAILURES for f in failures)
-
-
-def _failure_type(failure: dict[str, Any]) -> str | None:
-    reason = failure.get("reason") or {}
-    while isinstance(reason, dict):
-        if reason.get("type") in NODE_LOSS_FAILURES or not isinstance(reason.get("caused_by"), dict):
-            return reason.get("type")
-        reason = reason["caused_by"]
-    return None
+    if failures:
+        return all(isinstance(failure, dict) and node_lost(failure.get("reason")) for failure in failures)
+    return node_lost(error.get("caused_by"))
 
 
 class FastJSONSerializer(JSONSerializer):
@@ -109,11 +111,9 @@ class FastJSONSerializer(JSONSerializer):
 
 
 class NodeLossTransport(Transport):
-    """opensearch-py's transport, which also asks a search again (up to ``partial_retries`` times, briefly
-    backing off) when its answer lacks shards only because a node left mid-request (:func:`lost_shards`), or
-    when it failed for that reason alone (:func:`lost_shards_error`)."""
-
-    partial_retries = 3
+    """opensearch-py's transport, which also asks a search again (after each of :data:`NODE_LOSS_WAITS`) when
+    its answer lacks shards only because a node left mid-request (:func:`lost_shards`), or when it failed for
+    that reason alone (:func:`lost_shards_error`): an msearch item included, whatever the error's nesting."""
 
     def perform_request(self, method: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,
                         timeout: float | None = None, ignore: Collection[int] = (),
@@ -125,13 +125,13 @@ class NodeLossTransport(Transport):
                 answer = super().perform_request(method, url, params=dict(params) if params else params, body=body,
                                                  timeout=timeout, ignore=ignore, headers=headers)
             except TransportError as exc:
-                if not (reads_shards and attempt < self.partial_retries and lost_shards_error(exc)):
+                if not (reads_shards and attempt < len(NODE_LOSS_WAITS) and lost_shards_error(exc)):
                     raise
             else:
-                if not (reads_shards and attempt < self.partial_retries and lost_shards(answer)):
+                if not (reads_shards and attempt < len(NODE_LOSS_WAITS) and lost_shards(answer)):
                     return answer
             attempt += 1
-            time.sleep(0.25 * attempt)
+            time.sleep(NODE_LOSS_WAITS[attempt - 1])
 
 
 def connect(settings: ConnectionSettings) -> OpenSearch:

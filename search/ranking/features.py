@@ -25,7 +25,6 @@ Score features come raw and divided by the best candidate's score (a query-indep
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +32,6 @@ from typing import Any
 import numpy as np
 from opensearchpy import OpenSearch
 
-from backends.opensearch.client import NODE_LOSS_FAILURES
 from legal.roles import load_role_set
 from search.citation_graph import CitationGraph, load_graph
 from search.ranking import bodies
@@ -139,27 +137,19 @@ def _metadata(response: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return meta
 
 
-# Seconds before each new attempt of an msearch whose failed items all failed because a node left mid-request
-# (the transport asks partial answers again; this also covers an item that failed whole, whatever its nesting).
-_NODE_LOSS_WAITS = (0.5, 1.0, 2.0)
-
-
 def _msearch(client: OpenSearch, requests: Sequence[tuple[str, Body]]) -> list[dict[str, Any]]:
+    """The requests' answers in one round trip (the client's transport asks again when an item failed only
+    because a node left mid-request: :class:`backends.opensearch.client.NodeLossTransport`)."""
     if not requests:
         return []
     lines: list[Body] = []
     for index, body in requests:
         lines += [{"index": index}, body]
-    for wait in (*_NODE_LOSS_WAITS, None):
-        responses = client.msearch(body=lines)["responses"]
-        failed = [(index, r) for (index, _), r in zip(requests, responses, strict=True) if "error" in r]
-        if not failed:
-            return responses
-        if wait is None or not all(node_lost(r["error"]) for _, r in failed):
-            index, response = failed[0]
+    responses = client.msearch(body=lines)["responses"]
+    for (index, _), response in zip(requests, responses, strict=True):
+        if "error" in response:
             raise RankingError(f"a ranking request on {index} failed: {_cause(response['error'])}", response)
-        time.sleep(wait)
-    raise AssertionError("unreachable")
+    return responses
 
 
 def _innermost(error: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -178,12 +168,6 @@ def _cause(error: Any) -> str:
         return str(error)
     inner = _innermost(error)
     return f"{inner.get('type')}: {inner.get('reason')}"
-
-
-def node_lost(error: Any) -> bool:
-    """Whether a failed request's innermost reason says a node left while it ran (asking again reaches the
-    shards' other copies)."""
-    return isinstance(error, dict) and _innermost(error).get("type") in NODE_LOSS_FAILURES
 
 
 def _ranks(scores: Mapping[str, float]) -> dict[str, int]:

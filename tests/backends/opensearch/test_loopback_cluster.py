@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from opensearchpy.exceptions import TransportError
 
 from backends.opensearch import ConnectionSettings
-from backends.opensearch.client import lost_shards, lost_shards_error
+from backends.opensearch.client import lost_shards, lost_shards_error, node_lost
 from backends.opensearch.cluster import ClusterSpec, LocalCluster, free_port_ranges
 from backends.opensearch.node import NodeError
 from ratio.cli import cli
@@ -148,10 +148,29 @@ def test_an_msearch_item_that_failed_only_because_a_node_left_is_told_apart() ->
     assert not lost_shards({"responses": [_answer(), {"error": {"type": "parsing_exception"}, "status": 400}]})
 
 
-def test_the_ranker_tells_a_node_loss_from_a_wrong_request() -> None:
-    """The ranker asks its msearch again only when every failed item failed because a node left, whatever
-    the nesting of the reason (an item failed whole, or a bare node error)."""
-    from search.ranking.features import _cause, node_lost
+def test_a_collapsed_search_whose_expand_phase_met_a_departed_node_is_told_apart() -> None:
+    """What the rolling restart saw in CI (stop 22): the page fetch's collapsed search failed in its expand phase,
+    which wraps the fetch phase's failure with no shards listed at either level; only the innermost cause says a
+    node left. The transport asks it again; a wrong query wrapped the same way is not."""
+    def expand(cause: str) -> dict:
+        return {"root_cause": [], "type": "search_phase_execution_exception", "reason": "failed to expand hits",
+                "phase": "expand", "grouped": True, "failed_shards": [],
+                "caused_by": {"type": "search_phase_execution_exception", "reason": "", "phase": "fetch",
+                              "grouped": True, "failed_shards": [],
+                              "caused_by": {"type": cause, "reason": "[ratio-cluster-1][127.0.0.1:29301] gone"}}}
+
+    assert node_lost(expand("node_not_connected_exception"))
+    assert lost_shards({"responses": [_answer(), {"error": expand("node_not_connected_exception"), "status": 500}]})
+    assert lost_shards_error(TransportError(500, "search_phase_execution_exception",
+                                            {"error": expand("node_not_connected_exception"), "status": 500}))
+    assert not node_lost(expand("illegal_argument_exception"))
+    assert not lost_shards({"responses": [{"error": expand("query_shard_exception"), "status": 400}]})
+
+
+def test_a_node_loss_is_told_from_a_wrong_request_whatever_the_nesting() -> None:
+    """One test of an error, for the transport and the ranker alike: an item failed whole, a bare node error, a
+    node error as a shard failure's cause; the ranker's message quotes the innermost reason."""
+    from search.ranking.features import _cause
 
     whole = _error(_failure("node_not_connected_exception")).info["error"]
     assert node_lost(whole) and _cause(whole).startswith("node_not_connected_exception")
