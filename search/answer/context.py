@@ -36,7 +36,7 @@ class ContextPassage:
     title: str | None
     role: str
     text: str
-    sentence_start: int
+    sentence_start: int  # the first sentence the passage kept (the chunk may start earlier)
     sentence_end: int
     char_start: int
     char_end: int
@@ -62,31 +62,47 @@ class ContextPassage:
         return f"[{self.number}] ({role_label(self.role)}; {source}) {text}"
 
 
-def _sentences(source: Mapping[str, Any]) -> list[str]:
-    """The chunk's sentences, cut at the offsets the indexer stored (the whole text when it has none)."""
-    text, offsets, start = source.get("text") or "", source.get("sentence_offsets") or [], source.get("char_start", 0)
+@dataclass(frozen=True)
+class Trimmed:
+    """A chunk cut to the sentences that share most words with the question: the text the model reads, and
+    where it starts (the first kept sentence's number and character offset in the judgment), so a citation
+    lands on the passage the model read, not on the head of a long chunk."""
+
+    text: str
+    sentence_start: int
+    char_start: int
+
+
+def _sentences(source: Mapping[str, Any]) -> list[tuple[int, int, str]]:
+    """The chunk's non-blank sentences as (number in the judgment, character offset, text), cut at the offsets
+    the indexer stored (the whole text as one sentence when it has none)."""
+    text, offsets = source.get("text") or "", source.get("sentence_offsets") or []
+    start, first = int(source.get("char_start", 0)), int(source.get("sentence_start", 0))
+    whole = [(first, start, text)]
     if len(offsets) < 2:
-        return [text]
-    pieces = [text[offsets[i] - start:offsets[i + 1] - start] for i in range(0, len(offsets) - 1, 2)]
-    return [p for p in pieces if p.strip()] or [text]
+        return whole
+    pieces = [(first + i // 2, offsets[i], text[offsets[i] - start:offsets[i + 1] - start])
+              for i in range(0, len(offsets) - 1, 2)]
+    return [p for p in pieces if p[2].strip()] or whole
 
 
-def trim(question: str, source: Mapping[str, Any], max_words: int = PASSAGE_WORDS) -> str:
+def trim(question: str, source: Mapping[str, Any], max_words: int = PASSAGE_WORDS) -> Trimmed:
     """The chunk's sentences that share most words with the question, in document order, within
     ``max_words`` (the first sentence is cut when it alone is longer)."""
     sentences = _sentences(source)
     wanted = content_words(question)
-    order = sorted(range(len(sentences)), key=lambda i: (-len(wanted & content_words(sentences[i])), i))
+    order = sorted(range(len(sentences)), key=lambda i: (-len(wanted & content_words(sentences[i][2])), i))
     chosen: set[int] = set()
     used = 0
     for i in order:
-        words = len(sentences[i].split())
+        words = len(sentences[i][2].split())
         if used + words > max_words and chosen:
             continue
         chosen.add(i)
         used += words
-    text = " ".join(" ".join(sentences[i].split()) for i in sorted(chosen))
-    return untrusted(text, max_words)
+    kept = sorted(chosen)
+    number, offset, _ = sentences[kept[0]]
+    return Trimmed(untrusted(" ".join(" ".join(sentences[i][2].split()) for i in kept), max_words), number, offset)
 
 
 def pack(question: str, chunks: Sequence[ChunkHit], *, budget_tokens: int,
@@ -106,23 +122,23 @@ def pack(question: str, chunks: Sequence[ChunkHit], *, budget_tokens: int,
     # Preferred roles first within the budget; the retrieval order decides among equals.
     ranked = sorted(range(len(candidates)), key=lambda i: (candidates[i].source.get("role") not in preferred, i))
     budget_words = int(budget_tokens / TOKENS_PER_WORD)
-    chosen: list[tuple[int, str]] = []
+    chosen: list[tuple[int, Trimmed]] = []
     for i in ranked:
-        text = trim(question, candidates[i].source, passage_words)
-        words = len(text.split()) + 12  # the label, role and title
-        if words > budget_words or not text:
+        trimmed = trim(question, candidates[i].source, passage_words)
+        words = len(trimmed.text.split()) + 12  # the label, role and title
+        if words > budget_words or not trimmed.text:
             continue
         budget_words -= words
-        chosen.append((i, text))
+        chosen.append((i, trimmed))
         if len(chosen) >= max_passages:
             break
     chosen.sort()  # back to retrieval order, so [1] is the best passage
     passages = []
-    for number, (i, text) in enumerate(chosen, 1):
+    for number, (i, trimmed) in enumerate(chosen, 1):
         chunk_id, score, source = candidates[i].chunk_id, candidates[i].score, candidates[i].source
         passages.append(ContextPassage(number, chunk_id, source["judgment_id"], source.get("title"),
-                                       source.get("role", "none"), text, int(source.get("sentence_start", 0)),
-                                       int(source.get("sentence_end", 0)), int(source.get("char_start", 0)),
+                                       source.get("role", "none"), trimmed.text, trimmed.sentence_start,
+                                       int(source.get("sentence_end", 0)), trimmed.char_start,
                                        int(source.get("char_end", 0)), float(score)))
     return tuple(passages)
 
