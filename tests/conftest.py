@@ -219,7 +219,8 @@ def llm_server(small_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> It
 @pytest.fixture(scope="session")
 def static_encoder():
     """The static encoder, distilled offline from the packaged MiniLM into the user's models folder on first
-    use (one to three minutes once per machine), verified by its sha256 on every load."""
+    use (one to three minutes once per machine), checked on every load against the stamp of the weights
+    accepted then."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from backends.encoders import STATIC_ENCODER, load_encoder

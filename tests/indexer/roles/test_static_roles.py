@@ -29,12 +29,20 @@ def labeller(static_encoder) -> RoleLabeller:
 
 
 def test_static_encoder_is_known_and_verified_on_disk(static_encoder) -> None:
+    """The weights on disk are the ones accepted, and were accepted as the recorded model: by its sha256, or,
+    on a CPU that rounds the last bits otherwise (a CI run on an AMD EPYC did), by its fingerprint."""
     assert is_static(STATIC_ENCODER) and encoder_dimension(STATIC_ENCODER) == 256
     folder = static_model_dir(STATIC_ENCODER, settings.home_dir() / "models")
     from backends.files import sha256_of
+    from backends.static import _accepted
 
-    assert sha256_of(folder / WEIGHTS) == static_entry(STATIC_ENCODER)["sha256"]
-    assert json.loads((folder / "ratio.json").read_text())["distil_from"] == "sentence-transformers/all-MiniLM-L6-v2"
+    entry, record = static_entry(STATIC_ENCODER), json.loads((folder / "ratio.json").read_text())
+    digest = sha256_of(folder / WEIGHTS)
+    assert digest == record["sha256"] and record["recorded_sha256"] == entry["sha256"]
+    assert record["accepted_by"] == ("sha256" if digest == entry["sha256"] else "fingerprint")
+    embedding = np.asarray(static_encoder.model.embedding, dtype=np.float32)
+    assert _accepted(entry, digest, embedding) == record["accepted_by"]
+    assert record["distil_from"] == "sentence-transformers/all-MiniLM-L6-v2"
 
 
 def test_static_encoder_encodes_unit_vectors_that_keep_meaning(static_encoder) -> None:
