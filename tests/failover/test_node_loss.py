@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from opensearchpy import OpenSearch, helpers
-from sabotage import SAMPLES, KillBefore, assert_consistent, kill_node, two_free_ports, wait_committed
+from sabotage import SAMPLES, Acknowledged, KillBefore, assert_consistent, kill_node, two_free_ports
 
 import mappings
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, NodeError, connect, create_indices
@@ -64,9 +64,10 @@ def test_killed_node_ends_the_run_with_a_report_and_the_rerun_resumes(own_node: 
     client = connect(ConnectionSettings(own_node.url))
     layout = _layout(client)
     aliases = _aliases(layout)
+    acknowledged = Acknowledged(client)
 
-    def kill() -> None:  # once the first two batches are committed, so that the counts below are exact
-        wait_committed(client, aliases["judgments"], [j.judgment_id for j in sabotaged.seen])
+    def kill() -> None:  # once the first two batches' commits are answered, so that the counts below are exact
+        acknowledged.wait([j.judgment_id for j in sabotaged.seen])
         kill_node(own_node)
 
     # The 7th judgment opens the third batch of three: the node dies before it is processed, so its batch's
