@@ -59,10 +59,10 @@ from search.syntax import (
     normalise_roles,
     normalise_statute,
     parse_date,
-    parse_query,
     parse_year_range,
     positive_text,
 )
+from search.understand import QueryKind, Understanding, read_query
 
 # The options and their limits are defined in search.options; they are re-exported here for older imports.
 __all__ = ["EXPANSIONS", "MAX_CANDIDATES", "MAX_PROVISIONS", "MAX_RERANK", "MAX_SIZE", "RankingMode", "RoleMode",
@@ -99,6 +99,7 @@ class SearchRequest:
     highlight: bool = True
     ranking: RankingMode = RankingMode.RANKER
     sort: SortOrder = SortOrder.RELEVANCE
+    understanding: Understanding | None = None  # what the text is (search.understand); None: not read yet
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sort", choice(SortOrder, self.sort, "sort"))
@@ -127,6 +128,20 @@ class SearchRequest:
         if self.roles:
             return self.roles
         return self.intent.roles if self.intent else ()
+
+    @property
+    def kind(self) -> QueryKind | None:
+        """What the query text is (a case name, a citation, a provision, words, a pasted text); None for a
+        filter-only search."""
+        if self.query is None:
+            return None
+        return self.understanding.kind if self.understanding else QueryKind.TOPIC
+
+    @property
+    def every_word(self) -> bool:
+        """Whether the count, the sorts and the facets require every typed word (a typed query: as on Indian
+        Kanoon and CourtListener) rather than any (a pasted text, whose words are evidence, not conditions)."""
+        return self.understanding.every_word if self.understanding else True
 
     @property
     def semantic_text(self) -> str:
@@ -172,8 +187,9 @@ class SearchRequest:
         the intent (``classify=False`` skips it) and validate. Raises a ``QueryError`` saying what to fix."""
         courts, judges, roles = texts(courts, "courts"), texts(judges, "judges"), texts(roles, "roles")
         cites, statutes = texts(cites, "cites"), texts(statutes, "statutes")
-        parsed = parse_query(text) if text.strip() or not _any_filter(courts, judges, years, date_from, date_to,
-                                                                      cites, statutes) else None
+        parsed, understood = None, None
+        if text.strip() or not _any_filter(courts, judges, years, date_from, date_to, cites, statutes):
+            parsed, understood = read_query(text)
         option_roles: tuple[str, ...] = ()
         for value in roles:
             option_roles += normalise_roles(value)
@@ -206,7 +222,7 @@ class SearchRequest:
             rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
             expand=expanded, provisions=provisions or (5 if ExpansionKind.PROVISIONS in expanded else 0),
             facets=facets, highlight=highlight, ranking=choice(RankingMode, ranking, "ranking"),
-            sort=choice(SortOrder, sort, "sort"),
+            sort=choice(SortOrder, sort, "sort"), understanding=understood if query is not None else None,
         )
 
     @classmethod

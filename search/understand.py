@@ -1,0 +1,171 @@
+"""What was typed into the search box: a case name, a citation, a provision, a few words, or a pasted text.
+
+One search box takes everything a lawyer types, so the first step of the default search is to say what the text
+is, with the legal layer's own parsers (:mod:`legal.citations` for citations and provisions,
+:mod:`search.party_names` for case names), and nothing that talks to OpenSearch:
+
+* ``name``: a case name (``Sewa Singh v State of Punjab``, ``vs``/``versus`` alike) or a party alone
+  (``Virsa Singh``: one to six capitalised words, no legal vocabulary, no digits; the word lists and limits
+  are data, in ``understand.json``);
+* ``citation``: a reporter citation and little else (``AIR 1962 SC 605``, ``(1984) 4 SCC 116``);
+* ``provision``: a statutory provision and little else (``s. 304B IPC``, ``section 438 CrPC``, ``Article 21``);
+* ``topic``: anything else that is typed (``dowry death cruelty by husband``, ``"dying declaration" AND murder``);
+* ``pasted``: a long text (more than ``pasted_words`` words, 30) that uses no query operator: a fact pattern or a
+  paragraph of a judgment. It is read as plain words (:func:`search.syntax.as_plain_text`, what ``/brief`` and
+  the API's ``plain=true`` do), so a stray quote, a colon after a word or a ``-`` before one is text, not syntax.
+  A long text that does use operators (an upper-case ``AND``/``OR``/``NOT`` or a known ``field:`` filter) and
+  parses is a long Boolean query, searched as written.
+
+The kind decides how the search is answered, inside the one default search (no mode a user chooses): the learned
+ranker takes every kind, with candidates from the title and the judgment's own citations for short queries
+(:mod:`search.ranking.features`) and features that say how well a judgment's title fits a name; a pasted text
+counts the judgments that share any of its words, a typed query those with every word (:mod:`search.matching`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+
+from legal.citations import extract_citations
+from search.errors import QueryError
+from search.party_names import load_party_rules, party_tokens, split_case_name
+from search.syntax import FIELDS, MAX_TERMS, ParsedQuery, as_plain_text, parse_query
+
+__all__ = ["KindRules", "QueryKind", "Understanding", "kind_rules", "read_query", "understand"]
+
+RULES_PATH = Path(__file__).with_name("understand.json")
+_OPERATOR = re.compile(r"(?<!\S)(?:AND|OR|NOT)(?!\S)")
+_FIELD = re.compile(r"(?<![^\s(])([A-Za-z_]+):(?=\S)")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class KindRules:
+    """The word lists and limits of ``understand.json`` (see its ``about``)."""
+
+    pasted_words: int
+    max_name_words: int
+    max_side_words: int
+    connectors: frozenset[str]
+    ignored_words: frozenset[str]
+    topic_words: frozenset[str]
+
+
+@cache
+def kind_rules() -> KindRules:
+    """The packaged rules, read once on first use (not at import)."""
+    data = json.loads(RULES_PATH.read_text(encoding="utf-8"))
+    return KindRules(int(data["pasted_words"]), int(data["max_name_words"]), int(data["max_side_words"]),
+                     *(frozenset(data[k]) for k in ("connectors", "ignored_words", "topic_words")))
+
+
+class QueryKind(StrEnum):
+    """What a query is, as far as its form tells."""
+
+    NAME = "name"
+    CITATION = "citation"
+    PROVISION = "provision"
+    TOPIC = "topic"
+    PASTED = "pasted"
+
+
+@dataclass(frozen=True)
+class Understanding:
+    """The kind of a query and the legal entities it names.
+
+    ``parties`` is ``(A, B)`` for a case name, ``(A,)`` for a party alone; ``citations`` and ``provisions`` are
+    canonical strings (:mod:`legal.citations`); ``plain`` says the text was read as plain words."""
+
+    kind: QueryKind
+    words: int
+    plain: bool = False
+    parties: tuple[str, ...] = ()
+    citations: tuple[str, ...] = ()
+    provisions: tuple[str, ...] = ()
+
+    @property
+    def every_word(self) -> bool:
+        """Whether counts and sorts require every typed word (a typed query) or any (a pasted text)."""
+        return self.kind is not QueryKind.PASTED
+
+    @property
+    def label(self) -> str:
+        """How the page names the kind ("read as a case name")."""
+        return {QueryKind.NAME: "a case name" if len(self.parties) == 2 else "a party name",
+                QueryKind.CITATION: "a citation", QueryKind.PROVISION: "a provision", QueryKind.TOPIC: "words",
+                QueryKind.PASTED: f"pasted text ({self.words} words, read as plain words)"}[self.kind]
+
+
+def _uses_operators(text: str) -> bool:
+    """An upper-case operator standing alone, or a ``field:value`` filter Ratio knows."""
+    return bool(_OPERATOR.search(text)) or any(m.group(1).lower() in FIELDS for m in _FIELD.finditer(text))
+
+
+def _rest(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """The words of ``text`` outside ``spans``, small connecting words (``of``, ``the``, ``under``) left out."""
+    kept = list(text)
+    for start, end in spans:
+        kept[start:end] = " " * (end - start)
+    return [w for w in _WORD.findall("".join(kept)) if w.lower() not in kind_rules().ignored_words]
+
+
+def _party_alone(text: str) -> bool:
+    """One to six capitalised words (connectors such as ``of`` aside) with no digit and no legal vocabulary,
+    not all of them generic (``State of Punjab`` names hundreds of judgments, not a party a lawyer looks for)."""
+    rules, words = kind_rules(), text.split()
+    if not 1 <= len(words) <= rules.max_name_words or any(ch.isdigit() for ch in text):
+        return False
+    named = [w for w in words if w.lower() not in rules.connectors]
+    if not named or not all(w[:1].isupper() for w in named):
+        return False
+    if any(w.lower().strip(".,") in rules.topic_words for w in named):
+        return False
+    tokens = party_tokens(text)
+    return bool(tokens - load_party_rules().generic)
+
+
+def understand(text: str) -> Understanding:
+    """The kind of ``text`` as typed (before parsing), and the citations, provisions and parties it names."""
+    words = len(text.split())
+    if words > kind_rules().pasted_words and not _uses_operators(text):
+        return Understanding(QueryKind.PASTED, words, plain=True)
+    found = extract_citations(text)
+    provisions = tuple(dict.fromkeys(c.normalized for c in found if c.kind == "provision"))
+    reporters = tuple(dict.fromkeys(c.normalized for c in found if c.kind == "judgment"))
+    names = [c for c in found if c.kind == "case_name"]
+    rest = _rest(text, [(c.start, c.end) for c in found])
+    if found and len(rest) <= 1:
+        if names and not reporters and not provisions:
+            sides = split_case_name(names[0].text)
+            return Understanding(QueryKind.NAME, words, parties=sides or (), citations=reporters)
+        if reporters:
+            return Understanding(QueryKind.CITATION, words, citations=reporters, provisions=provisions)
+        return Understanding(QueryKind.PROVISION, words, provisions=provisions)
+    sides = split_case_name(text) if not _uses_operators(text) else None
+    if sides and all(len(side.split()) <= kind_rules().max_side_words for side in sides):
+        return Understanding(QueryKind.NAME, words, parties=sides, citations=reporters, provisions=provisions)
+    if _party_alone(text.strip()):
+        return Understanding(QueryKind.NAME, words, parties=(text.strip(),))
+    return Understanding(QueryKind.TOPIC, words, citations=reporters, provisions=provisions)
+
+
+def read_query(text: str) -> tuple[ParsedQuery, Understanding]:
+    """``text`` parsed as the search box reads it: a pasted text as plain words (cut to the parser's word limit),
+    anything else with the query syntax. A long text with operators that does not parse is read as plain words
+    too (a pasted text that happens to hold an ``OR``); a typed query that does not parse raises the parser's
+    :class:`~search.errors.QueryError`, which says what to fix."""
+    understood = understand(text)
+    if understood.plain:
+        return parse_query(as_plain_text(text, MAX_TERMS)), understood
+    try:
+        return parse_query(text), understood
+    except QueryError:
+        if understood.words <= kind_rules().pasted_words:
+            raise
+    pasted = Understanding(QueryKind.PASTED, understood.words, plain=True)
+    return parse_query(as_plain_text(text, MAX_TERMS)), pasted
