@@ -9,11 +9,12 @@ import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 
-from backends.opensearch.artifacts import maven_mirror_from_settings
-from backends.webhooks import WebhookPolicy
+if TYPE_CHECKING:
+    from backends.webhooks import WebhookPolicy
 
 
 def _flag(value: str | None, default: bool) -> bool:
@@ -49,6 +50,8 @@ def java_home(choice: str | None = None) -> str | None:
 
 def maven_repository() -> str | None:
     """The Maven repository base URL used when no ``mvn`` is installed."""
+    from backends.opensearch.artifacts import maven_mirror_from_settings  # requests: not for every command line
+
     return os.environ.get("RATIO_MAVEN_REPOSITORY") or maven_mirror_from_settings(Path.home() / ".m2" / "settings.xml")
 
 
@@ -137,6 +140,8 @@ class WebhookSettings:
                    secret=os.environ.get("RATIO_WEBHOOK_SECRET") or None)
 
     def policy(self) -> WebhookPolicy:
+        from backends.webhooks import WebhookPolicy
+
         return WebhookPolicy.from_entries(self.allow, self.secret)
 
 

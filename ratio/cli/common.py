@@ -9,21 +9,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from opensearchpy import OpenSearch
-from rich.console import Console
-from rich.table import Table
 
 import mappings
-from backends.llm import LLM, LLMError
-from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
-from backends.opensearch.cluster import LocalCluster
 from ratio import settings
-from ratio.llm import open_llm
 
-console = Console()
+if TYPE_CHECKING:  # imported where used: every command line (``ratio --help`` too) imports this module
+    from opensearchpy import OpenSearch
+    from rich.table import Table
+
+    from backends.llm import LLM
+    from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode
+    from backends.opensearch.cluster import LocalCluster
 
 # Benchmarks by name: a queries file, a qrels file (both under --data) and what the qrels judge.
 BENCHMARKS: dict[str, tuple[str, str, str]] = {
@@ -39,11 +38,15 @@ def emit(data: Any, as_json: bool, table: Table | None = None) -> None:
     if as_json or table is None:
         click.echo(json.dumps(data, indent=2, default=str))
     else:
-        console.print(table)
+        from rich.console import Console
+
+        Console().print(table)
 
 
 def local_node(port: int | None = None, heap_mb: int | None = None, java_home: str | None = None) -> LocalNode:
     """The local OpenSearch node under Ratio's data directory, as the settings describe it."""
+    from backends.opensearch import LocalNode
+
     return LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven",
                      port=port, heap_mb=heap_mb, java_home=settings.java_home(java_home),
                      repository_url=settings.maven_repository())
@@ -51,6 +54,8 @@ def local_node(port: int | None = None, heap_mb: int | None = None, java_home: s
 
 def local_cluster(java_home: str | None = None) -> LocalCluster:
     """The loopback cluster under ``$RATIO_HOME/opensearch-cluster``, sharing the local node's installation."""
+    from backends.opensearch.cluster import LocalCluster
+
     return LocalCluster(settings.home_dir() / "opensearch-cluster", settings.cache_dir() / "maven",
                         install_home=settings.home_dir() / "opensearch", java_home=settings.java_home(java_home),
                         repository_url=settings.maven_repository())
@@ -69,6 +74,8 @@ class Context:
         self.url, self.user, self.password, self.verify, self.prefix = url, user, password, verify, prefix
 
     def settings(self) -> ConnectionSettings:
+        from backends.opensearch import ConnectionSettings
+
         url = self.url or local_node().url or cluster_url()
         if not url:
             raise click.ClickException(
@@ -78,10 +85,14 @@ class Context:
         return ConnectionSettings(url=url, user=self.user, password=self.password, verify_certs=self.verify)
 
     def client(self) -> OpenSearch:
+        from backends.opensearch import connect
+
         return connect(self.settings())
 
     @property
     def layout(self) -> IndexLayout:
+        from backends.opensearch import IndexLayout
+
         try:
             return IndexLayout(self.prefix)
         except ValueError as exc:
@@ -95,6 +106,9 @@ class Context:
 
 def configured_llm(llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> LLM | None:
     """The LLM the ``--llm`` options and the environment ask for (None: none), errors as a message for the user."""
+    from backends.llm import LLMError
+    from ratio.llm import open_llm
+
     try:
         return open_llm(settings.LLMSettings.read(kind=llm_kind, model=llm_model, url=llm_url))
     except (ValueError, LLMError) as exc:

@@ -4,6 +4,9 @@ Choices come from the enums and tuples of the layers that consume them (``RoleMo
 ``EXPANSIONS``, ``LLM_KINDS``), never from string literals, so a new member reaches every command at once.
 Where two commands once spelled an option differently, the other spelling survives as a hidden alias
 (:func:`hidden_alias`), so old scripts keep working while ``--help`` shows one name.
+
+Every command line imports this module (the root group takes its connection options from here), so the search
+layers behind a choice or a default are imported in the decorator that needs them, not at the top.
 """
 
 from __future__ import annotations
@@ -16,16 +19,9 @@ import click
 
 from ratio.cli.common import DEFAULT_DATA
 from ratio.settings import LLM_KINDS
-from search.fusion import FusionMethod
-from search.options import EXPANSIONS, RankingMode, RoleMode
-from search.ranking.model import DEFAULT_MODEL
-from search.rerank import DEFAULT_RERANK_WEIGHT
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
-
-ROLE_MODES: tuple[str, ...] = tuple(mode.value for mode in RoleMode)
-FUSION_METHODS: tuple[str, ...] = tuple(method.value for method in FusionMethod)
 
 
 def apply(*decorators: Decorator) -> Decorator:
@@ -96,6 +92,8 @@ def reranker_option(help: str = "A sentence-transformers CrossEncoder (path or i
 def rerank_weight_option(help: str = "The reranker's share of a reranked chunk's score; the rest is the fused "
                                      "score (1: the reranker's score replaces it).") -> Decorator:
     """``--rerank-weight`` / ``RATIO_RERANK_WEIGHT``, between 0 and 1."""
+    from search.rerank import DEFAULT_RERANK_WEIGHT
+
     return click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1),
                         default=DEFAULT_RERANK_WEIGHT, show_default=True, help=help)
 
@@ -136,21 +134,32 @@ def role_options(role_help: str, mode_help: str) -> Decorator:
                  role_mode_option(help=mode_help))
 
 
-def role_mode_option(choices: Sequence[str] = ROLE_MODES, default: str | None = None,
+def role_mode_option(choices: Sequence[str] | None = None, default: str | None = None,
                      help: str = "Role handling.") -> Decorator:
-    """``--mode`` as ``role_mode``: what the preferred roles do to the search."""
+    """``--mode`` as ``role_mode``: what the preferred roles do to the search (``choices``: every
+    :class:`RoleMode` unless given)."""
+    from search.options import RoleMode
+
+    if choices is None:
+        choices = tuple(mode.value for mode in RoleMode)
     return click.option("--mode", "role_mode", type=click.Choice(choices), default=default,
                         show_default=default is not None, help=help)
 
 
 def fusion_option() -> Decorator:
     """``--fusion``: how the BM25 and k-NN lists are combined."""
-    return click.option("--fusion", type=click.Choice(FUSION_METHODS), default=FusionMethod.MINMAX.value,
+    from search.fusion import FusionMethod
+
+    methods = tuple(method.value for method in FusionMethod)
+    return click.option("--fusion", type=click.Choice(methods), default=FusionMethod.MINMAX.value,
                         show_default=True, help="How the BM25 and vector lists are fused.")
 
 
 def ranking_options() -> Decorator:
     """``--ranking`` (the learned ranker or the fusion it replaced) and ``--ranker`` (its model folder)."""
+    from search.options import RankingMode
+    from search.ranking.model import DEFAULT_MODEL
+
     ranking = click.option("--ranking", type=click.Choice([m.value for m in RankingMode]),
                            default=RankingMode.RANKER.value, show_default=True,
                            help="What orders the judgments: the learned ranker, or the chunk fusion it replaced.")
@@ -161,6 +170,8 @@ def ranking_options() -> Decorator:
 
 def expand_option() -> Decorator:
     """``--expand`` (repeatable): the LLM expansions a search may run."""
+    from search.options import EXPANSIONS
+
     return click.option("--expand", type=click.Choice(EXPANSIONS), multiple=True,
                         help="LLM expansion: legal issues as extra queries, parametric provisions for provision "
                              "retrieval.")

@@ -48,10 +48,11 @@ def test_one_train_group_holds_every_trainer() -> None:
 
 
 def _options(path: tuple[str, ...]) -> dict[str, click.Option]:
-    command: click.Command = cli
+    command: click.Command | None = cli
     for name in path:
         assert isinstance(command, click.Group)
-        command = command.commands[name]
+        command = command.get_command(click.Context(command), name)  # the root group loads its commands lazily
+    assert command is not None
     return {opt: param for param in command.params if isinstance(param, click.Option) for opt in param.opts}
 
 
