@@ -7,16 +7,15 @@ Kept apart from ``ratio index`` itself, which only adds :func:`ray_options` and 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from backends.opensearch import ConnectionSettings
-from indexer.loaders import LoadOptions
-from indexer.writer import BulkSettings
-from ratio.ingest import PipelineRecipe
+if TYPE_CHECKING:  # ``ratio index --help`` imports this module: the write path and its models wait for a run
+    from backends.opensearch import ConnectionSettings
+    from indexer.loaders import LoadOptions
+    from indexer.writer import BulkSettings
+    from ratio.ingest import PipelineRecipe
 
 LOCAL = "local"
 
@@ -80,6 +79,9 @@ def _quiet_ray() -> None:
 
 def print_workers(result: Any) -> None:
     """The per-worker throughput table of a Ray run."""
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table("worker", "blocks", "judgments", "sentences", "busy s", "judgments/s", "sentences/s",
                   title=f"Ray workers ({result.address})")
     for worker in result.workers:

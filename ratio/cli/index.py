@@ -23,7 +23,6 @@ from ratio.cli.alerts import report_index_alerts
 from ratio.cli.common import Context, configured_llm
 from ratio.cli.distributed import index_on_ray, print_workers, ray_options
 from ratio.cli.options import encoder_option, json_option, llm_options, role_head_option
-from ratio.ingest import PipelineRecipe, open_labeller
 from ratio.settings import LLMSettings
 
 err = Console(stderr=True)
@@ -31,6 +30,8 @@ err = Console(stderr=True)
 
 def _labeller(encoder_name: str, head: Path | None):
     """The encoder and the role head trained on its vectors (ratio.ingest.open_labeller)."""
+    from ratio.ingest import open_labeller  # the write path's models (torch): imported by a run, not by --help
+
     try:
         return open_labeller(encoder_name, head)
     except ModelError as exc:
@@ -88,6 +89,7 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
     from indexer.loaders import LoadOptions, iter_files, load
     from indexer.pipeline import ChunkOptions, Pipeline
     from indexer.writer import BulkSettings, IndexWriter
+    from ratio.ingest import PipelineRecipe
 
     if overlap >= window:
         raise click.BadParameter(f"the overlap ({overlap}) must be smaller than the window ({window})",

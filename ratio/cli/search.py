@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -23,12 +24,10 @@ from ratio.cli.options import (
     reranker_option,
     role_options,
 )
-from ratio.client import Client, window_notes
-from ratio.web.service import to_page
-from search.execute import SearchResult
 from search.options import MAX_PROVISIONS, MAX_RERANK, MAX_SIZE, SearchOptions, SortOrder
-from search.records import MatchKind
-from search.request import SearchRequest
+
+if TYPE_CHECKING:  # the client and the read path behind it are imported by a search, not by ``--help``
+    from search.execute import SearchResult
 
 SYNTAX_HELP = """Query syntax: words (ranked), "quoted phrases" (exact, no stemming), AND / OR / NOT, -word,
 parentheses, and filters court:"Supreme Court of India" judge:Sikri year:2001..2010 role:ratio
@@ -49,6 +48,8 @@ def counts(result: SearchResult, first: int = 1) -> str:
     """How many judgments match the words and how many the ranked window shows ("N judgments match the words;
     showing the best M"), with the meaning-only ones of the window; for a sorted search, how many match and which
     of them this page shows ("N judgments match; showing 11-20, newest first"; ``first`` is the page's first rank)."""
+    from search.records import MatchKind
+
     meaning = sum(1 for hit in result.hits if hit.match == MatchKind.MEANING)
     if result.sort != SortOrder.RELEVANCE:
         noun = "judgment matches" if result.judgments_found == 1 else "judgments match"
@@ -68,6 +69,8 @@ def no_match(query: str) -> str:
 
 
 def _table(query: str, result: SearchResult, first: int = 1) -> Table:
+    from search.records import MatchKind
+
     title = f"{counts(result, first)} — {query[:70]} ({result.fusion}, {result.took_ms:.0f} ms)"
     table = Table("#", "score", "judgment", "best passage", title=title, show_lines=True)
     for rank, hit in enumerate(result.hits, first):
@@ -129,6 +132,10 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     it cannot (a filter-only search, a role filter, --rerank, issue expansion), and the result says so. --sort
     newest, oldest or cited_by lists every matching judgment in that order instead.
     With --document FILE, a whole brief is the query (the document path)."""
+    from ratio.client import Client, window_notes
+    from ratio.web.service import to_page
+    from search.request import SearchRequest
+
     if document is not None or exclude is not None:
         if sort != SortOrder.RELEVANCE.value:
             raise click.UsageError("--sort orders a query's matches; a brief (--document) is ranked by relevance")
@@ -202,6 +209,7 @@ def _document_command(ctx: Context, document: str, encoder: str | None, ranker_m
                       courts: tuple[str, ...], date_from: str | None, date_to: str | None, exclude: str | None,
                       as_json: bool) -> None:
     from ratio.cli.brief import document_search, print_brief_result
+    from ratio.client import Client
 
     conn = ctx.settings()
     client = Client(conn.url, user=conn.user, password=conn.password, verify_certs=conn.verify_certs,
