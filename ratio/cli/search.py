@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ratio.cli.common import Context, configured_llm
+from ratio.cli.common import Context, configured_llm, import_lightgbm_alone
 from ratio.cli.options import (
     encoder_option,
     expand_option,
@@ -133,9 +133,10 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     newest, oldest or cited_by lists every matching judgment in that order instead.
     With --document FILE, a whole brief is the query (the document path)."""
     from ratio.client import Client, window_notes
-    from ratio.web.service import to_page
     from search.request import SearchRequest
 
+    if ranking == "ranker" and ranker_model != "off":
+        import_lightgbm_alone()  # before the ranker imports it: 0.9 s less of scikit-learn and pandas
     if document is not None or exclude is not None:
         if sort != SortOrder.RELEVANCE.value:
             raise click.UsageError("--sort orders a query's matches; a brief (--document) is ranked by relevance")
@@ -159,6 +160,8 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
                     llm=llm, ranker=None if ranker_model == "off" else ranker_model)
     result = client.run(request)
     if as_json:  # the API's shape: what GET /api/v1/search answers for the same search
+        from ratio.web.service import to_page
+
         _, notes = window_notes(result, page, size, options.candidates)
         click.echo(to_page(typed, result, page, None, notes, size=size).model_dump_json(indent=2))
         return

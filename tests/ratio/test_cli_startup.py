@@ -107,3 +107,31 @@ def test_every_command_of_the_modules_is_in_the_tree() -> None:
         for name, value in vars(loaded).items():
             if isinstance(value, click.Command) and getattr(value.callback, "__module__", None) == loaded.__name__:
                 assert id(value) in reachable, f"ratio.cli.{module.name}.{name} is not reachable from ratio"
+
+
+def _ranker_scores(alone: bool) -> dict:
+    prelude = "from ratio.cli.common import import_lightgbm_alone\nimport_lightgbm_alone()\n" if alone else ""
+    code = prelude + (
+        "import json, sys\nimport numpy as np\nfrom search.ranking.features import FEATURES\n"
+        "from search.ranking.model import RankerModel\n"
+        "model = RankerModel.load()\nrows = np.random.default_rng(7).random((40, len(FEATURES))) * 5\n"
+        "hidden = sorted(m for m in ('sklearn', 'pandas') if m in sys.modules)\n"
+        "print(json.dumps({'scores': model.score(rows).tolist(), 'contributions': model.contributions(rows).tolist(),"
+        " 'loaded': hidden}))")
+    return json.loads(_python(code).splitlines()[-1])
+
+
+def test_lightgbm_alone_scores_as_lightgbm_does() -> None:
+    """``ratio search`` imports LightGBM without scikit-learn and pandas (ratio.cli.common.import_lightgbm_alone):
+    the shipped ranker's scores and contributions are those of a LightGBM imported the usual way, and the two
+    libraries stay importable afterwards."""
+    alone, usual = _ranker_scores(alone=True), _ranker_scores(alone=False)
+    assert alone["loaded"] == []
+    assert alone["scores"] == usual["scores"] and alone["contributions"] == usual["contributions"]
+    code = ("from ratio.cli.common import import_lightgbm_alone\nimport_lightgbm_alone()\n"
+            "import importlib.util, lightgbm\n"
+            "for name in ('sklearn', 'pandas'):\n"
+            "    if importlib.util.find_spec(name) is not None:\n"
+            "        __import__(name)\n"
+            "print(lightgbm.Booster.__name__)")
+    assert _python(code).strip() == "Booster"
