@@ -7,23 +7,19 @@ happens; the answer is printed once it has passed its checks. ``--json`` prints 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
-from backends.encoders import ModelError
 from legal.roles import role_label
 from ratio.cli.common import Context, configured_llm
 from ratio.cli.options import encoder_option, filter_options, json_option, llm_options, reranker_option
-from ratio.encoders import search_encoders
-from ratio.errors import LLMUnavailableError
-from ratio.web.answer_schemas import answer_out
-from search.answer import MODES, Answer, Answerer, AskOptions, Thresholds, ask
-from search.errors import QueryError
-from search.execute import Searcher
-from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+from search.answer import MODES
+
+if TYPE_CHECKING:  # the encoders, the searcher and the API's schemas are imported by a question, not by --help
+    from search.answer import Answer
 
 
 def _progress(console: Console) -> Any:
@@ -85,6 +81,14 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
                 llm_kind: str | None, llm_model: str | None, llm_url: str | None, encoder: str | None,
                 as_json: bool) -> None:
     """Answer QUESTION from the passages Ratio retrieves, citing them, or say why it cannot."""
+    from backends.encoders import ModelError
+    from ratio.encoders import search_encoders
+    from ratio.errors import LLMUnavailableError
+    from search.answer import Answerer, AskOptions, Thresholds, ask
+    from search.errors import QueryError
+    from search.execute import Searcher
+    from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+
     if not question.strip():
         raise click.ClickException("the question is empty")
     llm = configured_llm(llm_kind, llm_model, llm_url)
@@ -106,6 +110,8 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
     except (QueryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
+        from ratio.web.answer_schemas import answer_out
+
         click.echo(answer_out(answer).model_dump_json(indent=2))  # the API's shape (POST /api/v1/ask)
     else:
         render(answer, console)
