@@ -3,8 +3,14 @@
 The JSON files hold the analyzer definitions; ``synonyms.txt`` and ``stopwords.txt`` are inlined into
 the settings here so the node needs no files in its config directory (a managed cluster often allows
 no such files). Every language variant defines the same analyzer names (``ratio_text``,
-``ratio_text_search``, ``ratio_exact``) and normalizer (``ratio_keyword``), so the mappings never change
-with the language.
+``ratio_text_search``, ``ratio_exact``, ``ratio_name``) and normalizer (``ratio_keyword``), so the mappings never
+change with the language.
+
+``ratio_name`` reads party names as lawyers write them (``title.name``, ``parties.name``): ``&`` is ``and``, a run of
+initials is one token (``K. M.`` and ``K.M.`` are ``km``, ``U.P.`` is ``up``), the connectors (``v``, ``vs``,
+``versus``, ``alias``) and filler (``Ors``, ``Anr``, ``and others``, ``The``) go, and abbreviations become their
+words (``up`` → ``uttar pradesh``, ``mohd`` → ``mohammad``), from the word lists of ``party_names.json``, which
+:mod:`search.party_names` reads too: one list for the index and for the comparisons made in Python.
 """
 
 from __future__ import annotations
@@ -16,7 +22,13 @@ from importlib import resources
 from typing import Any
 
 LANGUAGES: dict[str, str] = {"en": "legal_en.json", "ko": "cjk.json", "cjk": "cjk.json"}
-ANALYZER_NAMES = ("ratio_text", "ratio_text_search", "ratio_exact")
+ANALYZER_NAMES = ("ratio_text", "ratio_text_search", "ratio_exact", "ratio_name")
+PARTY_NAMES = "party_names.json"
+# Initials written with dots (``K. M.``, ``U.P.``) joined into one word, one pair at a time: a letter standing alone,
+# its dot and the spaces after it go when another lone letter follows. The lookbehind and lookahead are one
+# character each and the pattern starts at a lone letter, so the engine reads each character a bounded number of
+# times (no ``\b``, whose cost grows with runs of combining marks: docs/hardening.md).
+_INITIALS = r"(?<![\p{L}\p{N}])(\p{L})\.\s*(?=(?!v)\p{L}(?![\p{L}\p{N}]))"  # a lower-case v is the connector
 
 
 def _read_text(name: str) -> str:
@@ -38,6 +50,36 @@ def stopwords() -> list[str]:
     return _lines("stopwords.txt")
 
 
+def party_name_rules() -> dict[str, Any]:
+    """The party word lists (``party_names.json``): filler, separators, other-name words, aliases, generic words."""
+    return json.loads(_read_text(PARTY_NAMES))
+
+
+def _name_analysis() -> dict[str, dict[str, Any]]:
+    """The ``ratio_name`` analyzer and its parts, built from the party word lists (the same in every language)."""
+    rules = party_name_rules()
+    aliases = [f"{word} => {expansion}" for word, expansion in sorted(rules["aliases"].items())]
+    return {
+        "char_filter": {
+            "ratio_name_symbols": {"type": "mapping", "mappings": [
+                "& => \\u0020and\\u0020", "@ => \\u0020alias\\u0020",
+                "M/s => \\u0020", "M/S => \\u0020", "m/s => \\u0020"]},
+            "ratio_name_initials": {"type": "pattern_replace", "pattern": _INITIALS, "replacement": "$1"},
+        },
+        "filter": {
+            "ratio_name_stop": {"type": "stop", "stopwords": sorted({*rules["filler"], *rules["separators"], *rules["other_names"]}),
+                                "ignore_case": True},
+            "ratio_name_aliases": {"type": "synonym", "synonyms": aliases},
+        },
+        "analyzer": {
+            "ratio_name": {"type": "custom", "char_filter": ["ratio_name_symbols", "ratio_name_initials"],
+                           "tokenizer": "standard",
+                           "filter": ["lowercase", "asciifolding", "ratio_name_stop", "ratio_name_aliases",
+                                      "ratio_name_stop"]},
+        },
+    }
+
+
 @cache
 def _load(language: str) -> dict[str, Any]:
     try:
@@ -53,6 +95,8 @@ def _load(language: str) -> dict[str, Any]:
         stop = filters["ratio_english_stop"]
         stop.pop("stopwords_path", None)
         stop["stopwords"] = stopwords()
+    for section, entries in _name_analysis().items():
+        data.setdefault(section, {}).update(entries)
     return data
 
 

@@ -4,7 +4,8 @@ A case name in a brief is rarely spelled as the corpus spells it: ``State of U.P
 ``State Of U.P v Anil Singh`` in the index, ``Mohd.`` is ``Mohammad``, ``& Ors.`` comes and goes, and a
 citation may drop the second party's qualifiers (``Govt. of NCT of Delhi v. Sunil``). So each side is
 reduced to a set of words (lower-cased, ASCII-folded, initials joined, filler dropped, abbreviations
-expanded from ``party_names.json``) and two sides relate when the sets are equal (``exact``) or one holds
+expanded from ``analyzers/party_names.json``, the lists the ``ratio_name`` analyzer indexes titles with) and two
+sides relate when the sets are equal (``exact``) or one holds
 the other (``partial``). A whole case fits a judgment when both sides relate, in order or the other way
 round, and the shared words are not all generic (``State``, ``Union``, ``Singh``): ``Ram v. State`` fits
 nothing, because it fits half the corpus.
@@ -21,9 +22,11 @@ from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["Fit", "PartyRules", "case_fit", "party_tokens", "search_words", "split_case_name"]
+import analyzers
 
-RULES_PATH = Path(__file__).with_name("party_names.json")
+__all__ = ["Fit", "NameFit", "NameQuery", "PartyRules", "case_fit", "name_fit", "name_query", "party_tokens",
+           "search_words", "split_case_name", "title_sides"]
+
 _SPLIT = re.compile(r"\s+(?:v|vs|versus)\.?\s+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
 _ASIDE = re.compile(r"\([^)]*\)")
@@ -47,11 +50,12 @@ class PartyRules:
 
 
 @lru_cache(maxsize=1)
-def load_party_rules(path: Path = RULES_PATH) -> PartyRules:
-    """The packaged word lists, read once on first use (not at import)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return PartyRules(frozenset(data["filler"]), {k: tuple(v.split()) for k, v in data["aliases"].items()},
-                      frozenset(data["generic"]))
+def load_party_rules(path: Path | None = None) -> PartyRules:
+    """The packaged word lists (:func:`analyzers.party_name_rules`, or the file at ``path``), read once on first
+    use (not at import). The words before a party's other name (``alias``) are dropped as filler is."""
+    data = json.loads(path.read_text(encoding="utf-8")) if path else analyzers.party_name_rules()
+    return PartyRules(frozenset({*data["filler"], *data.get("other_names", ())}),
+                      {k: tuple(v.split()) for k, v in data["aliases"].items()}, frozenset(data["generic"]))
 
 
 def _words(name: str) -> list[str]:
@@ -127,3 +131,91 @@ def search_words(side: str, rules: PartyRules | None = None) -> str:
     """The side as written plus its expanded words, for a full-text query that must find either spelling."""
     expanded = " ".join(sorted(party_tokens(side, rules)))
     return f"{side} {expanded}".strip()
+
+
+# ---------------------------------------------------------------- a typed name against a judgment's title
+
+@dataclass(frozen=True, slots=True)
+class NameQuery:
+    """The name words of a typed query: per side for ``A v B`` (one side for a party alone or other words), and
+    all of them together."""
+
+    sides: tuple[frozenset[str], ...]
+    words: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class NameFit:
+    """How a judgment's title answers a typed name, as numbers a ranker can weigh.
+
+    ``fit`` is 1 when the title names the same parties (0.9 in the other order; a party alone equal to one side of
+    it, or the query's words equal to the whole title: 1), 0.6 when each side names part of a side, 0 otherwise;
+    ``query_cover`` is the share of the query's name words in the title, ``title_cover`` the share of the title's
+    words in the query, ``rare_cover`` the share of the query's non-generic words (not ``State``, ``Singh``) in it."""
+
+    fit: float
+    query_cover: float
+    title_cover: float
+    rare_cover: float
+
+
+def name_query(text: str, parties: Sequence[str] = (), rules: PartyRules | None = None) -> NameQuery:
+    """The name words of ``text``; ``parties`` are the sides the search box read (:mod:`search.understand`),
+    else the whole text is one side."""
+    rules = rules or load_party_rules()
+    sides = tuple(party_tokens(side, rules) for side in (parties or (text,)))
+    return NameQuery(sides, frozenset().union(*sides) if sides else frozenset())
+
+
+_OTHER_NAME = re.compile(r"\s+(?:@|alias|urf)\s+", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
+def title_sides(title: str) -> tuple[frozenset[str], ...]:
+    """The name words of each side of a title (one side when it has no ``v``), cached: the same titles come back
+    for query after query."""
+    split = split_case_name(title)
+    return tuple(party_tokens(side) for side in (split or (title,)))
+
+
+@lru_cache(maxsize=65536)
+def _other_names(title: str) -> tuple[tuple[frozenset[str], ...], ...]:
+    """Per side, the names a party also goes by (``Dharminder Singh @ Vijay Singh``: each name alone)."""
+    split = split_case_name(title)
+    return tuple(tuple(party_tokens(name) for name in _OTHER_NAME.split(side)) if _OTHER_NAME.search(side) else ()
+                 for side in (split or (title,)))
+
+
+def _relates(query: frozenset[str], side: frozenset[str], generic: frozenset[str],
+             others: tuple[frozenset[str], ...] = ()) -> float:
+    if not query or not side:
+        return 0.0
+    if query == side or query in others:
+        return 1.0
+    if (query <= side or side <= query) and (query & side) - generic:
+        return 0.6
+    return 0.0
+
+
+def name_fit(query: NameQuery, title: str | None, rules: PartyRules | None = None) -> NameFit:
+    """How ``title`` answers ``query`` (all zeros for a missing title or a query without name words)."""
+    rules = rules or load_party_rules()
+    if not title or not query.words:
+        return NameFit(0.0, 0.0, 0.0, 0.0)
+    sides, others = title_sides(title), _other_names(title)
+    words = frozenset().union(*sides)
+    if len(query.sides) == 2 and len(sides) == 2:
+        pairs = ((1.0, (0, 1)), (0.9, (1, 0)))  # the same order, or the other (an appeal names them reversed)
+        fit = max(order * min(_relates(query.sides[0], sides[a], rules.generic, others[a]),
+                              _relates(query.sides[1], sides[b], rules.generic, others[b]))
+                  for order, (a, b) in pairs)
+    else:
+        fit = max((_relates(query.words, side, rules.generic, other) for side, other in zip(sides, others,
+                                                                                            strict=True)),
+                  default=0.0)
+    if len(query.sides) == 1 and query.words == words:  # the whole title typed without its ``v``
+        fit = 1.0
+    shared = query.words & words
+    rare = query.words - rules.generic
+    return NameFit(fit, len(shared) / len(query.words), len(shared) / len(words) if words else 0.0,
+                   len(rare & words) / len(rare) if rare else 0.0)

@@ -45,6 +45,30 @@ def test_index_analyzer_keeps_legal_tokens_whole(client: OpenSearch, chunks_inde
     assert tokens(client, chunks_index, "ratio_text", text) == expected
 
 
+NAMES = [  # ratio_name (title.name, parties.name): party names as lawyers write them
+    ("K. M. Nanavati vs. State of Maharashtra & Ors.", ["nanavati", "state", "maharashtra"]),  # km is Kumari: filler
+    ("S.V. Madan versus UOI", ["sv", "madan", "union", "india"]),
+    ("S. V. Madan v Union of India", ["sv", "madan", "union", "india"]),
+    ("Mohd. Iqbal Ahmed v State of A.P.", ["mohammad", "iqbal", "ahmed", "state", "andhra", "pradesh"]),
+    ("Dharminder Singh @ Vijay Singh v State", ["dharminder", "singh", "vijay", "singh", "state"]),
+    ("Ramjee Rai and Others v State of Bihar", ["ramjee", "rai", "state", "bihar"]),
+    ("The Commissioner of Income-Tax, Bombay v M/s. Hiten P. Dalal and Another",
+     ["commissioner", "income", "tax", "mumbai", "hiten", "p", "dalal"]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NAMES)
+def test_name_analyzer_reads_parties_as_lawyers_write_them(client: OpenSearch, chunks_index: str, text,
+                                                           expected) -> None:
+    assert tokens(client, chunks_index, "ratio_name", text) == expected
+
+
+@pytest.mark.parametrize("text", ["State of U.P. v Anil Singh", "State Of UP v. Anil Singh",
+                                  "state of u.p. vs anil singh", "State of Uttar Pradesh versus Anil Singh"])
+def test_name_analyzer_spells_one_title_one_way(client: OpenSearch, chunks_index: str, text: str) -> None:
+    assert sorted(tokens(client, chunks_index, "ratio_name", text)) == ["anil", "pradesh", "singh", "state", "uttar"]
+
+
 @pytest.mark.parametrize(
     ("text", "must_contain"),
     [
