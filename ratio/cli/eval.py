@@ -94,7 +94,7 @@ def configs_command() -> None:
 
 
 @eval_group.command("run")
-@click.argument("benchmark", type=click.Choice(sorted(BENCHMARKS)))
+@click.argument("benchmark", type=click.Choice(sorted([*BENCHMARKS, "typed"])))
 @data_option()
 @query_file_options("Queries instead.", "Qrels instead.", suffix="_path")
 @click.option("--config", "configs", multiple=True, help="Configuration (repeatable; default: all that can run).")
@@ -127,7 +127,15 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
                 reranker: str | None, rerank_weight: float, labelled: tuple[str, ...], encoder: str | None,
                 llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:
     """Run CONFIGs on BENCHMARK, score them (MAP, P@10, Bpref, MRR, nDCG@10, R@100, R@1000), test each
-    against the baseline, and write report.md, report.json and per_query_ap.png into --out."""
+    against the baseline, and write report.md, report.json and per_query_ap.png into --out.
+
+    BENCHMARK 'typed' is the typed-query benchmark (names, provisions, topic words; --queries: its folder,
+    default the packaged one drawn from the AILA 2019 corpus), scored per kind: success@1, success@10 and MRR@10
+    for known items, MAP and nDCG@10 for the rest, one report per kind under --out."""
+    if benchmark == "typed":
+        _run_typed(ctx, queries_path, configs, baseline, limit, half, split, candidates, out, ranker_models,
+                   encoder)
+        return
     default_queries, default_qrels, task = BENCHMARKS[benchmark]
     queries_path = queries_path or data / default_queries
     qrels_path = qrels_path or data / default_qrels
@@ -217,6 +225,60 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     for note in notes:
         click.echo(note)
     click.echo(f"report: {files.markdown}")
+
+
+def _run_typed(ctx: Context, folder: Path | None, configs: tuple[str, ...], baseline: str | None, limit: int | None,
+               half: str | None, split: str | None, candidates: int, out: Path, ranker_models: tuple[str, ...],
+               encoder: str | None) -> None:
+    from ratio.cli.eval_typed import command_line, run_typed
+
+    if half:
+        raise click.UsageError("the typed benchmark has a split: use --split tuning or --split reported")
+    aliases = ctx.aliases()
+    model, _ = search_encoders(ctx.client(), aliases, encoder)
+    try:
+        rankers = [LabelledRanker(label, RankerModel.load(path), path)
+                   for label, path in (_label(spec, "--ranker-model") for spec in ranker_models)]
+    except (ValueError, RankerModelError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    runner = Runner(Searcher(ctx.client(), aliases, model), candidates=candidates, rankers=rankers)
+    names = list(dict.fromkeys(configs)) or ["fulltext_bm25", "title_bm25", "default"]
+    try:
+        for name in names:
+            runner.check(name)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    info = {"benchmark": "typed", "split": split or "all", "index prefix": ctx.prefix, "command": command_line()}
+    run_typed(runner, folder, names, baseline, split, limit, out, info)
+
+
+@eval_group.command("build-typed")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for queries.jsonl and qrels.txt (search/evaluate/typed/aila-2019 is the packaged one).")
+@click.option("--count", "counts", multiple=True, metavar="KIND=N",
+              help="Queries of one kind (repeatable; default: 200 title, short, party and citation, 100 provision "
+                   "and topic).")
+@click.option("--seed", default=13, show_default=True)
+@click.pass_obj
+def build_typed_command(ctx: Context, out: Path, counts: tuple[str, ...], seed: int) -> None:
+    """Draw the typed-query benchmark from the --prefix corpus (titles, short forms, first parties, own
+    citations, provisions, topic words) with a fixed seed, split into tuning and reported halves per kind."""
+    from collections import Counter
+
+    from search.evaluate.typed import BENCHMARK_COUNTS, build, write
+    from search.training.typed import KINDS
+
+    chosen = dict(BENCHMARK_COUNTS)
+    for spec in counts:
+        kind, _, number = spec.partition("=")
+        if kind not in KINDS or not number.isdigit():
+            raise click.BadParameter(f"{spec!r}: expected KIND=N with KIND one of {', '.join(KINDS)}",
+                                     param_hint="--count")
+        chosen[kind] = int(number)
+    benchmark = build(ctx.client(), ctx.aliases()["judgments"], chosen, seed)
+    write(benchmark, out)
+    made = Counter(q.kind for q in benchmark.queries)
+    click.echo(f"{out}: {len(benchmark.queries)} queries ({', '.join(f'{k} {n}' for k, n in made.items())})")
 
 
 @eval_group.command("roles")

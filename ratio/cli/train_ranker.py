@@ -25,9 +25,11 @@ from ratio.cli.options import data_option
 from ratio.encoders import search_encoders
 from search.evaluate import judged, read_qrels, read_queries
 from search.evaluate.splits import split_queries
+from search.evaluate.typed import held_keys, load, packaged
 from search.ranking.features import GROUPS
 from search.training.ranker import Dataset, RankerParams, fit, save_model
 from search.training.ranker_build import CorpusSpec, build_dataset, labelled_queries
+from search.training.typed import KINDS
 
 
 def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]:
@@ -52,7 +54,9 @@ def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]
     encoder, _ = search_encoders(client, aliases, None)
     labelled = labelled_queries(queries, qrels, tuning, prefix, f"{benchmark}-tuning")
     guarded = [q.text for q in queries if q.qid not in tuning]
-    return CorpusSpec(prefix, aliases, encoder, labelled), guarded
+    typed = packaged(benchmark)
+    held = held_keys([load(typed)]) if typed is not None and (typed / "queries.jsonl").is_file() else frozenset()
+    return CorpusSpec(prefix, aliases, encoder, labelled, held), guarded
 
 
 @click.command("ranker")
@@ -61,6 +65,9 @@ def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]
                    "aila-precedents).")
 @data_option()
 @click.option("--mined", default=250, show_default=True, help="Mined queries per style (document, facts) per corpus.")
+@click.option("--typed", "typed_per_kind", default=150, show_default=True,
+              help="Typed queries mined per kind (title, short form, party, own citation, provision, topic words) "
+                   "per corpus; 0 leaves them out (an ablation).")
 @click.option("--no-tuning", is_flag=True, help="Leave out the benchmarks' labelled tuning queries (an ablation).")
 @click.option("--no-mined", is_flag=True, help="Leave out the mined queries (an ablation).")
 @click.option("--drop-group", "drop", multiple=True, type=click.Choice(GROUPS),
@@ -77,7 +84,8 @@ def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]
               help="Model folder (default: models/ranker under the data directory).")
 @click.option("--name", default="ratio-ranker", show_default=True, help="The model's name on its card.")
 @click.pass_obj
-def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int, no_tuning: bool, no_mined: bool,
+def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int, typed_per_kind: int,
+                 no_tuning: bool, no_mined: bool,
                  drop: tuple[str, ...], datasets: tuple[Path, ...], save_dataset: Path | None, tuning_repeat: int,
                  seed: int,
                  out: Path | None, name: str) -> None:
@@ -97,10 +105,11 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
             guarded += texts
         with Progress(TextColumn("features"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=Console(stderr=True)) as bar:
-            total = sum(len(c.tuning) for c in specs) + 2 * mined * len(specs)
+            typed = {} if no_mined else dict.fromkeys(KINDS, typed_per_kind)
+            total = sum(len(c.tuning) for c in specs) + (2 * mined + sum(typed.values())) * len(specs)
             task = bar.add_task("features", total=total)
             dataset = build_dataset(ctx.client(), specs, mined_per_style=0 if no_mined else mined, guarded=guarded,
-                                    seed=seed, progress=lambda _: bar.advance(task))
+                                    seed=seed, typed=typed, progress=lambda _: bar.advance(task))
         if save_dataset:
             dataset.save(save_dataset)
     if no_tuning:

@@ -55,7 +55,8 @@ def _p(value: float) -> str:
     return "<0.0001" if value < 0.0001 else f"{value:.4f}"
 
 
-def _check(results: Sequence[tuple[str, Mapping[str, Any], Evaluation]], baseline_name: str) -> Evaluation:
+def _check(results: Sequence[tuple[str, Mapping[str, Any], Evaluation]], baseline_name: str,
+           key: str = SIGNIFICANCE_MEASURE) -> Evaluation:
     if not results:
         raise ValueError("no results to report")
     names = [name for name, _, _ in results]
@@ -68,8 +69,8 @@ def _check(results: Sequence[tuple[str, Mapping[str, Any], Evaluation]], baselin
         if evaluation.measures != measures:
             raise ValueError(f"configuration {name!r} was evaluated on {', '.join(evaluation.measures)}, "
                              f"the others on {', '.join(measures)}; evaluate all on the same measures")
-    if SIGNIFICANCE_MEASURE not in measures:
-        raise ValueError(f"the report needs {SIGNIFICANCE_MEASURE} among the measures")
+    if key not in measures:
+        raise ValueError(f"the report needs {key} among the measures")
     return next(evaluation for name, _, evaluation in results if name == baseline_name)
 
 
@@ -81,7 +82,8 @@ def _comparisons(baseline: Evaluation, results: Sequence[tuple[str, Mapping[str,
 
 def _markdown(title: str, generated: datetime, benchmark_info: Mapping[str, Any],
               results: Sequence[tuple[str, Mapping[str, Any], Evaluation]], baseline_name: str,
-              comparisons: Mapping[str, Mapping[str, Comparison]], notes: Sequence[str], plot_name: str) -> str:
+              comparisons: Mapping[str, Mapping[str, Comparison]], notes: Sequence[str], plot_name: str,
+              key: str = SIGNIFICANCE_MEASURE) -> str:
     measures = results[0][2].measures
     baseline = next(evaluation for name, _, evaluation in results if name == baseline_name)
     lines = [f"# {title}", "", f"Generated {generated.strftime('%Y-%m-%d %H:%M %Z').strip()}.", ""]
@@ -92,20 +94,19 @@ def _markdown(title: str, generated: datetime, benchmark_info: Mapping[str, Any]
     lines += ["## Results", "",
               f"Means over the {baseline.queries} judged queries of the baseline; a judged query a configuration "
               "returned nothing for counts as 0 on every measure.", ""]
-    header = ["configuration", *measures, f"p {SIGNIFICANCE_MEASURE} (t-test)", f"p {SIGNIFICANCE_MEASURE} (perm.)",
-              "no results"]
+    header = ["configuration", *measures, f"p {key} (t-test)", f"p {key} (perm.)", "no results"]
     lines += ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
     for name, _, evaluation in results:
         row = [_cell(f"{name} (baseline)" if name == baseline_name else name)]
-        tests = comparisons.get(name, {}).get(SIGNIFICANCE_MEASURE)
+        tests = comparisons.get(name, {}).get(key)
         for measure in measures:
-            marked = tests is not None and measure == SIGNIFICANCE_MEASURE and tests.t_test_p < ALPHA
+            marked = tests is not None and measure == key and tests.t_test_p < ALPHA
             row.append(f"{evaluation.mean[measure]:.4f}{MARKER if marked else ''}")
         row += ["–", "–"] if tests is None else [_p(tests.t_test_p), _p(tests.permutation_p)]
         row.append(str(len(evaluation.missing)))
         lines.append("| " + " | ".join(row) + " |")
     lines += ["",
-              f"{MARKER} {SIGNIFICANCE_MEASURE} differs from the baseline `{_line(baseline_name)}` with p < {ALPHA} "
+              f"{MARKER} {key} differs from the baseline `{_line(baseline_name)}` with p < {ALPHA} "
               "by the paired two-sided t-test over the queries both have. The randomisation (permutation) test "
               f"beside it swaps each query's pair of scores ({DEFAULT_RESAMPLES:,} resamples, seed {DEFAULT_SEED}; "
               "exact for up to 13 queries). *no results*: judged queries the configuration returned nothing for.",
@@ -119,8 +120,14 @@ def _markdown(title: str, generated: datetime, benchmark_info: Mapping[str, Any]
         lines += ["## Notes", ""]
         lines += [f"- {_line(note)}" for note in notes]
         lines.append("")
-    lines += ["## Per-query AP", "", f"![AP per query, sorted by the baseline's AP]({plot_name})", ""]
+    lines += [f"## Per-query {_per_query(key)}", "",
+              f"![{_per_query(key)} per query, sorted by the baseline's]({plot_name})", ""]
     return "\n".join(lines)
+
+
+def _per_query(key: str) -> str:
+    """What a query's value of ``key`` is called: AP for MAP (its mean), RR for MRR, else the measure itself."""
+    return {"MAP": "AP", "MRR": "RR"}.get(key, key.removeprefix("M") if key.startswith("MRR") else key)
 
 
 def _finite(value: float) -> float | None:
@@ -129,7 +136,8 @@ def _finite(value: float) -> float | None:
 
 def _json(title: str, generated: datetime, benchmark_info: Mapping[str, Any],
           results: Sequence[tuple[str, Mapping[str, Any], Evaluation]], baseline_name: str,
-          comparisons: Mapping[str, Mapping[str, Comparison]], notes: Sequence[str]) -> str:
+          comparisons: Mapping[str, Mapping[str, Comparison]], notes: Sequence[str],
+          key: str = SIGNIFICANCE_MEASURE) -> str:
     configurations = []
     for name, configuration, evaluation in results:
         tests = comparisons.get(name)
@@ -154,7 +162,7 @@ def _json(title: str, generated: datetime, benchmark_info: Mapping[str, Any],
         "benchmark": dict(benchmark_info),
         "baseline": baseline_name,
         "measures": list(results[0][2].measures),
-        "significance": {"alpha": ALPHA, "decided_by": "t_test_p", "resamples": DEFAULT_RESAMPLES,
+        "significance": {"alpha": ALPHA, "decided_by": "t_test_p", "measure": key, "resamples": DEFAULT_RESAMPLES,
                          "seed": DEFAULT_SEED},
         "configurations": configurations,
         "notes": list(notes),
@@ -174,14 +182,14 @@ def _common_prefix(qids: Sequence[str]) -> str:
 
 
 def _plot(path: Path, title: str, results: Sequence[tuple[str, Mapping[str, Any], Evaluation]],
-          baseline_name: str) -> None:
+          baseline_name: str, key: str = PLOT_MEASURE) -> None:
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise ImportError("the report plot needs the 'eval' extra: pip install 'ratio[eval]'") from exc
     baseline = next(evaluation for name, _, evaluation in results if name == baseline_name)
-    base_ap = baseline.values(PLOT_MEASURE)
+    base_ap = baseline.values(key)
     qids = sorted(base_ap, key=lambda qid: (-base_ap[qid], qid_sort_key(qid)))
     ordered = sorted(results, key=lambda result: result[0] != baseline_name)  # baseline first, drawn under
     prefix = _common_prefix(qids)
@@ -191,7 +199,7 @@ def _plot(path: Path, title: str, results: Sequence[tuple[str, Mapping[str, Any]
     axes = figure.add_subplot()
     positions = list(range(len(qids)))
     for name, _, evaluation in ordered:
-        values = evaluation.values(PLOT_MEASURE)
+        values = evaluation.values(key)
         heights = [values.get(qid, math.nan) for qid in qids]
         is_base = name == baseline_name
         axes.plot(positions, heights, marker="o", markersize=4 if is_base else 3, linewidth=2.0 if is_base else 1.0,
@@ -200,8 +208,8 @@ def _plot(path: Path, title: str, results: Sequence[tuple[str, Mapping[str, Any]
     axes.set_xlim(-0.5, max(len(qids) - 0.5, 0.5))
     axes.set_ylim(0.0, 1.02)
     named = f"query ({prefix}…)" if prefix else "query"
-    axes.set_xlabel(f"{named}, sorted by the baseline's AP ({baseline_name})")
-    axes.set_ylabel("average precision (AP)")
+    axes.set_xlabel(f"{named}, sorted by the baseline's {_per_query(key)} ({baseline_name})")
+    axes.set_ylabel("average precision (AP)" if key == "MAP" else _per_query(key))
     axes.set_title(title)
     axes.grid(axis="y", alpha=0.3)
     axes.legend(loc="upper right", fontsize=8)
@@ -210,23 +218,25 @@ def _plot(path: Path, title: str, results: Sequence[tuple[str, Mapping[str, Any]
 
 def write_report(out_dir: Path | str, title: str, benchmark_info: Mapping[str, Any],
                  results: Sequence[tuple[str, Mapping[str, Any], Evaluation]], baseline_name: str,
-                 notes: Sequence[str] = (), *, generated: datetime | None = None) -> ReportFiles:
+                 notes: Sequence[str] = (), *, generated: datetime | None = None,
+                 key: str = SIGNIFICANCE_MEASURE) -> ReportFiles:
     """Write ``report.md``, ``report.json`` and ``per_query_ap.png`` into ``out_dir`` (created if needed).
 
     ``benchmark_info`` is shown in the header (the command, the queries and qrels files, ...); ``results``
     holds ``(name, configuration, evaluation)`` per configuration, all on the same measures (MAP among
-    them), in the order the table should show them. ``generated`` defaults to now (UTC).
+    them), in the order the table should show them. ``generated`` defaults to now (UTC). ``key`` is the measure
+    the table marks and the plot draws per query (MAP; a known-item benchmark's RR@10).
     Raises ``ValueError`` for repeated names, an unknown baseline or evaluations on different measures.
     """
-    baseline = _check(results, baseline_name)
+    baseline = _check(results, baseline_name, key)
     comparisons = _comparisons(baseline, results, baseline_name)
     generated = generated or datetime.now(UTC)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     files = ReportFiles(out / "report.md", out / "report.json", out / "per_query_ap.png")
-    _plot(files.plot, title, results, baseline_name)
+    _plot(files.plot, title, results, baseline_name, key)
     files.markdown.write_text(_markdown(title, generated, benchmark_info, results, baseline_name, comparisons,
-                                        notes, files.plot.name), encoding="utf-8")
-    files.json.write_text(_json(title, generated, benchmark_info, results, baseline_name, comparisons, notes),
+                                        notes, files.plot.name, key), encoding="utf-8")
+    files.json.write_text(_json(title, generated, benchmark_info, results, baseline_name, comparisons, notes, key),
                           encoding="utf-8")
     return files

@@ -44,6 +44,7 @@ from search.records import ChunkHit, by_id, roll_up
 from search.request import RankingMode, SearchRequest
 from search.rerank import Reranker, rerank
 from search.syntax import as_plain_text
+from search.understand import kind_rules
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
            "segments of 900 words, scores summed), not cut to max_words"),
     Config("hybrid_fulltext_whole", "judgments", "hybrid chunk roll-up and whole-query whole-text BM25, RRF"),
     Config("summary_bm25", "judgments", "BM25 over the judgments' summary fields"),
+    Config("title_bm25", "judgments", "BM25 over the judgments' titles (a plain match on the title field)"),
     Config("hybrid_fulltext", "judgments", "hybrid chunk roll-up and whole-text BM25, fused by RRF"),
     Config("bm25_fulltext", "judgments", "BM25 chunk roll-up and whole-text BM25, fused by RRF"),
     Config("provisions_bm25", "provisions", "BM25 over provisions, query text"),
@@ -277,6 +279,8 @@ class Runner:
             return [hit.id for hit in fused]
         if name == "summary_bm25":
             return self._ids(judgment_summary_body(off), s.aliases["judgments"])
+        if name == "title_bm25":
+            return self._ids({"query": {"match": {"title": {"query": off.semantic_text}}}}, s.aliases["judgments"])
         if name in ("hybrid_fulltext", "bm25_fulltext"):
             chunks = self.rank("hybrid" if name == "hybrid_fulltext" else "bm25", text)
             whole = self.rank("fulltext_bm25", text)
@@ -290,7 +294,7 @@ class Runner:
         request on the fusion path; ``ranker:LABEL`` the default's feature matrix scored by another model."""
         s = self.searcher
         mode = RankingMode.FUSION if name == "fusion" else RankingMode.RANKER
-        request = SearchRequest.from_query(search_box_text(text), ranking=mode, candidates=self.candidates,
+        request = SearchRequest.from_query(typed_or_pasted(text), ranking=mode, candidates=self.candidates,
                                            facets=False, highlight=False)
         if name.startswith("ranker:"):
             return self._rank_labelled(name, request.semantic_text)
@@ -317,7 +321,7 @@ class Runner:
         s = self.searcher
         if text not in self._precedents:
             self._precedents[text] = self._rank_default("default", text)
-        plain = SearchRequest.from_query(search_box_text(text), facets=False, highlight=False).semantic_text
+        plain = SearchRequest.from_query(typed_or_pasted(text), facets=False, highlight=False).semantic_text
         return rank_provisions(s.client, s.aliases, s.encoder, plain, self._precedents[text], depth=self.depth,
                                **options)
 
@@ -333,6 +337,12 @@ class Runner:
         texts = parametric if name == "provisions_parametric" else [plain, *parametric]
         hits = find_provisions(s.client, index, s.encoder, texts or [plain], size=self.depth, candidates=self.depth)
         return [hit.provision_id for hit in hits]
+
+
+def typed_or_pasted(text: str) -> str:
+    """``text`` as the search box takes it: a typed query as it is (the box reads it, :mod:`search.understand`),
+    a longer text as plain words cut to what the box holds (:func:`search.document_query.search_box_text`)."""
+    return text if len(text.split()) <= kind_rules().pasted_words else search_box_text(text)
 
 
 def filter_safety(searcher: Searcher, queries: list, qrels: dict[str, dict[str, int]],

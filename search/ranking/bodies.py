@@ -19,7 +19,7 @@ import numpy as np
 __all__ = [
     "IDS_ONLY", "NO_ROLE", "SUMMARY_FIELDS", "best_per_role", "chunk_roles_body",
     "chunk_similarity_body", "chunk_similarity_roles_body", "judgment_similarity_body", "metadata_body",
-    "provision_df_body", "provisions_body", "terms_body", "terms_query",
+    "own_citations_body", "provision_df_body", "provisions_body", "terms_body", "terms_query", "title_body",
 ]
 
 Body = dict[str, Any]
@@ -60,6 +60,25 @@ def provisions_body(provisions: Sequence[str], terms: Terms, size: int, filters:
     query = {"bool": {"filter": [{"terms": {"cited_provisions": list(provisions)}}, *filters],
                       "should": terms_query(terms)["bool"]["should"] if terms else []}}
     return {"query": query, "size": size, **_NO_SOURCE}
+
+
+TITLE_FIELDS = ("title", "title.name")  # the title's words, and its party names as lawyers write them
+
+
+def title_body(text: str, size: int, filters: Sequence[Body] = ()) -> Body:
+    """Judgments whose titles match a typed query's words best (a candidate source: a query naming a case). The
+    text is the value of a ``multi_match`` over the title's words and its ``name`` subfield (``ratio_name``: ``vs``
+    or ``versus``, ``U.P.`` or ``Uttar Pradesh``, ``& Ors.`` or not, read alike; an index made before the
+    subfield existed simply matches on the words)."""
+    query = {"multi_match": {"query": text, "fields": list(TITLE_FIELDS), "type": "most_fields"}}
+    return {"query": _bool(query, filters), "size": size, **_NO_SOURCE}
+
+
+def own_citations_body(citations: Sequence[str], size: int, filters: Sequence[Body] = ()) -> Body:
+    """Judgments that carry one of ``citations`` (canonical reporter citations) as their own (a candidate source:
+    a query naming ``AIR 1962 SC 605`` asks for the judgment reported there)."""
+    return {"query": {"bool": {"filter": [{"terms": {"citations": list(citations)}}, *filters]}}, "size": size,
+            **_NO_SOURCE}
 
 
 def provision_df_body(provisions: Sequence[str]) -> Body:
@@ -128,12 +147,15 @@ def chunk_similarity_body(vector: Sequence[float], ids: Sequence[str], roles: Se
     return {"query": query, "size": len(ids), "collapse": {"field": "judgment_id"}, **IDS_ONLY}
 
 
-def metadata_body(ids: Sequence[str], values: Sequence[str], shared: Mapping[str, Sequence[str]]) -> Body:
-    """The candidates' numeric ``values`` from doc values, and which of the query's own entities each one shares:
-    ``shared`` maps a keyword field to the query's values for it, each asked as a named clause, so a hit's
-    ``matched_queries`` (``field:value``) list exactly the shared ones. Reading the fields whole instead (every
-    citation of a thousand judgments) made a half-megabyte answer."""
-    named = [{"term": {name: {"value": value, "_name": f"{name}:{value}"}}}
+def metadata_body(ids: Sequence[str], values: Sequence[str], shared: Mapping[str, Sequence[str]],
+                  fields: Mapping[str, str] | None = None) -> Body:
+    """The candidates' ``values`` from doc values, and which of the query's own entities each one shares:
+    ``shared`` maps a name to the query's values for it, each asked as a named clause on the field of that name
+    (or the one ``fields`` maps it to: the query's analysed words on ``text``), so a hit's ``matched_queries``
+    (``name:value``) list exactly the shared ones. Reading the fields whole instead (every citation of a thousand
+    judgments) made a half-megabyte answer."""
+    fields = fields or {}
+    named = [{"term": {fields.get(name, name): {"value": value, "_name": f"{name}:{value}"}}}
              for name, wanted in shared.items() for value in dict.fromkeys(wanted)]
     query: Body = {"bool": {"filter": [{"ids": {"values": list(ids)}}]}}
     if named:

@@ -16,8 +16,15 @@ Feature groups (:data:`GROUPS`), which the ablations remove one at a time:
 * ``legal``: provisions and citations shared with the query, the judgment's age against the query's;
 * ``graph``: how often the corpus cites the judgment, and how it is tied by citations to the other strong
   candidates (cited together with them; citing the same judgments);
-* ``query``: the query's length and how many contexts and provisions it has (so one model serves a typed
-  phrase and a pasted judgment).
+* ``names``: for a typed query (not a pasted text or a document), how well the judgment's title answers the
+  query as a case name or party (:func:`search.party_names.name_fit`: same parties, part of them, the share of
+  the query's words and of the rare ones in the title), and how many of the query's words the judgment holds
+  (every word, or what share): what makes ``Sewa Singh v State of Punjab`` find that judgment first;
+* ``query``: the query's length and how many contexts and provisions it has, and whether it is typed as a case
+  name (so one model serves a typed name, a phrase and a pasted judgment).
+
+A typed query also takes candidates from the judgments' titles and their own reporter citations (a query naming
+``AIR 1962 SC 605`` finds the judgment reported there).
 
 Score features come raw and divided by the best candidate's score (a query-independent scale).
 """
@@ -34,14 +41,19 @@ from opensearchpy import OpenSearch
 
 from legal.roles import load_role_set
 from search.citation_graph import CitationGraph, load_graph
+from search.party_names import name_fit, name_query
 from search.ranking import bodies
+from search.ranking.known import cited_as
 from search.ranking.query import QueryProfile
+from search.understand import QueryKind
 
 __all__ = ["FEATURES", "GROUPS", "Candidates", "FeatureMatrix", "FeatureSettings", "Features", "RankingError",
            "role_groups"]
 
 Body = dict[str, Any]
 _META_VALUES = ("year", "n_sentences")
+TITLE_FIELD = "title.raw"  # the title's doc value: read for every candidate, no stored text
+WORD_FIELD = "word"  # the named clause of a query word a candidate holds (``word:<term>``)
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,8 @@ class FeatureSettings:
     long_terms: int = 200  # KL-selected terms of the long reduction
     short_terms: int = 50  # tf-idf-selected terms of the short reduction
     max_candidates: int = 1000
+    title_depth: int = 50  # judgments whose titles match a typed query best
+    citation_depth: int = 20  # judgments carrying a reporter citation the query names as their own
 
 
 def role_groups() -> dict[str, tuple[str, ...]]:
@@ -68,8 +82,10 @@ _SIM_GROUPS = ("facts", "reasoning")
 
 def _names() -> dict[str, str]:
     names: dict[str, str] = {}
-    for name in ("q_terms", "q_contexts", "q_provisions"):
+    for name in ("q_terms", "q_contexts", "q_provisions", "q_name"):
         names[name] = "query"
+    for name in ("name_fit", "name_query_cover", "name_title_cover", "name_rare_cover", "words_all", "words_share"):
+        names[name] = "names"
     for name in ("bm25_long", "bm25_long_norm", "bm25_short", "bm25_short_norm", "bm25_title_norm",
                  "bm25_summary_norm", "rank_long"):
         names[name] = "lexical"
@@ -101,6 +117,7 @@ class Candidates:
     long: Mapping[str, float]
     contexts: tuple[Mapping[str, float], ...] = ()
     short: Mapping[str, float] = field(default_factory=dict)  # the short reduction's scores (its top ``depth``)
+    named: Mapping[str, str] = field(default_factory=dict)  # judgments a citation of the query names, by others' use
 
 
 @dataclass(frozen=True)
@@ -129,7 +146,7 @@ def _metadata(response: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     meta = {}
     for hit in response["hits"]["hits"]:
         fields = hit.get("fields") or {}
-        row: dict[str, Any] = {name: fields[name][0] for name in _META_VALUES if fields.get(name)}
+        row: dict[str, Any] = {name: values[0] for name, values in fields.items() if name != "judgment_id" and values}
         for name in hit.get("matched_queries") or ():
             field_name, _, value = name.partition(":")
             row.setdefault(field_name, []).append(value)
@@ -214,21 +231,31 @@ class Features:
         if profile.provisions:
             short = profile.reduced(s.short_terms, "idf")
             requests.append((judgments, bodies.provisions_body(profile.provisions, short, s.depth // 4, filters)))
+        first_known = len(requests)
+        if profile.typed:  # a typed query may name a judgment: by its title, or by a citation it carries
+            requests.append((judgments, bodies.title_body(_title_text(profile), s.title_depth, filters)))
+            if profile.cited:
+                requests.append((judgments, bodies.own_citations_body(profile.cited, s.citation_depth, filters)))
         first_context = len(requests)
         requests += [(judgments, bodies.terms_body(terms, s.context_depth, filters=filters))
                      for terms in profile.context_terms]
         responses = _msearch(self.client, requests)
         long, short = _hits(responses[0]), _hits(responses[1])
         contexts = tuple(_hits(r) for r in responses[first_context:])
-        ordered = [*long, *short]
-        for r in responses[2:first_context]:
+        # a citation typed alone may name a judgment that does not carry it: ask the judgments citing it by name
+        named = cited_as(self.client, judgments, profile.cited, filters) \
+            if profile.typed and profile.understanding and profile.understanding.kind is QueryKind.CITATION else {}
+        ordered = [*named]
+        ordered += [doc for r in responses[first_known:first_context] for doc in _hits(r)]  # named ones first
+        ordered += [*long, *short]
+        for r in responses[2:first_known]:
             ordered += list(_hits(r))
         # contexts: each context's top 10 first, so a precedent named by one context alone is kept
         ordered += [doc for found in contexts for doc in list(found)[:10]]
         ordered += [doc for found in contexts for doc in found]
         dropped = set(exclude)
         ids = tuple(d for d in dict.fromkeys(ordered) if d not in dropped)[: s.max_candidates]
-        return Candidates(ids, long, contexts, short)
+        return Candidates(ids, long, contexts, short, named)
 
     # ------------------------------------------------------------------ features
     def _requests(self, profile: QueryProfile, candidates: Candidates, vector: Sequence[float] | None,
@@ -272,7 +299,12 @@ class Features:
             return FeatureMatrix((), np.zeros((0, len(FEATURES)), dtype=np.float32), {})
         requests = self._requests(profile, candidates, vector, filters)
         shared = {"cited_provisions": profile.provisions, "cited_judgments": profile.cited, "citations": profile.cited}
-        requests.append((self.aliases["judgments"], bodies.metadata_body(ids, _META_VALUES, shared)))
+        words = _query_words(profile)
+        if words:
+            shared[WORD_FIELD] = words
+        values = (*_META_VALUES, TITLE_FIELD) if profile.typed else _META_VALUES
+        requests.append((self.aliases["judgments"], bodies.metadata_body(ids, values, shared,
+                                                                         fields={WORD_FIELD: "text"})))
         *responses, metadata = _msearch(self.client, requests)
         meta = _metadata(metadata)
         columns: dict[str, np.ndarray] = {}
@@ -289,6 +321,9 @@ class Features:
         columns["q_terms"] = np.full(n, math.log1p(profile.length))
         columns["q_contexts"] = np.full(n, float(len(profile.contexts)))
         columns["q_provisions"] = np.full(n, float(len(profile.provisions)))
+        understood = profile.understanding
+        columns["q_name"] = np.full(n, float(understood is not None and understood.kind is QueryKind.NAME))
+        columns.update(_name_columns(profile, ids, meta, len(words)))
         it = iter(responses)
         long, short = ({**known, **_hits(next(it))} for known in (candidates.long, candidates.short))
         long, short = (np.array([found.get(d, 0.0) for d in ids], dtype=np.float64) for found in (long, short))
@@ -317,6 +352,9 @@ class Features:
             buckets = next(it)["aggregations"]["df"]["buckets"]
             df = {b["key"]: int(b["doc_count"]) for b in buckets}
         columns.update(_legal_columns(profile, ids, meta, df))
+        if candidates.named:  # named by the query's citation through the judgments citing it: as if it carried it
+            columns["cited_by_query"] = np.maximum(columns["cited_by_query"],
+                                                   np.array([float(d in candidates.named) for d in ids]))
         columns.update(_graph_columns(self.graph, ids, long, ignore=frozenset(exclude)))
         values = np.column_stack([columns[name] for name in FEATURES]).astype(np.float32)
         return FeatureMatrix(ids, values, meta)
@@ -382,3 +420,39 @@ def _graph_columns(graph: CitationGraph, ids: Sequence[str], strength: np.ndarra
         cocited.append(sum(1 for c, _ in others if citers & c) / top)
         coupled.append(math.log1p(sum(len(cites & o) for _, o in others)))
     return {"cited_by": np.array(cited_by), "cocited_top": np.array(cocited), "coupled_top": np.array(coupled)}
+
+
+def _query_words(profile: QueryProfile) -> tuple[str, ...]:
+    """The analysed words of a typed query (the index's own tokens, stopwords gone), whose presence in each
+    candidate is asked by name; none for a pasted text or a document."""
+    return tuple(t.term for t in profile.terms) if profile.typed else ()
+
+
+def _title_text(profile: QueryProfile) -> str:
+    """What the title source searches for: the typed text with the name words it stands for (``U.P.`` also as
+    ``uttar pradesh``, ``Mohd.`` as ``mohammad``), so either spelling in a title matches."""
+    understood = profile.understanding
+    sides = understood.parties if understood and understood.parties else (profile.text,)
+    return " ".join([profile.text, *(word for side in sides for word in sorted(name_query(side).words))])
+
+
+def _name_columns(profile: QueryProfile, ids: Sequence[str], meta: Mapping[str, Mapping[str, Any]],
+                  n_words: int) -> dict[str, np.ndarray]:
+    """The ``names`` group: how each candidate's title answers the query as a name, and how many of the query's
+    words it holds. Missing (NaN) for a pasted text or a document, which are not looked up by name."""
+    names = ("name_fit", "name_query_cover", "name_title_cover", "name_rare_cover", "words_all", "words_share")
+    n = len(ids)
+    if not profile.typed:
+        return {name: np.full(n, np.nan) for name in names}
+    understood = profile.understanding
+    query = name_query(profile.text, understood.parties if understood else ())
+    rows = {name: np.zeros(n) for name in names}
+    for i, doc in enumerate(ids):
+        source = meta.get(doc, {})
+        fit = name_fit(query, source.get(TITLE_FIELD))
+        rows["name_fit"][i], rows["name_query_cover"][i] = fit.fit, fit.query_cover
+        rows["name_title_cover"][i], rows["name_rare_cover"][i] = fit.title_cover, fit.rare_cover
+        held = len(set(source.get(WORD_FIELD) or ()))
+        rows["words_all"][i] = float(n_words > 0 and held == n_words)
+        rows["words_share"][i] = held / n_words if n_words else np.nan
+    return rows

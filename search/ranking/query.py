@@ -26,6 +26,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from legal.citations import Citation, extract_citations
+from search.understand import QueryKind, Understanding, kind_rules, understand
 
 __all__ = ["CITATION_MASK", "QueryProfile", "TermStat", "citation_contexts", "latest_year", "profile",
            "term_statistics"]
@@ -69,6 +70,13 @@ class QueryProfile:
     cited: tuple[str, ...] = ()
     year: int | None = None
     context_terms: tuple[tuple[tuple[str, float], ...], ...] = field(default=(), repr=False)
+    understanding: Understanding | None = None  # what the text is (search.understand): a name, a citation, ...
+
+    @property
+    def typed(self) -> bool:
+        """A query typed into the search box (not a pasted text or a whole document): the title, the judgment's
+        own citations and every-word evidence are read for it."""
+        return self.understanding is not None and self.understanding.kind is not QueryKind.PASTED
 
     @property
     def length(self) -> int:
@@ -177,9 +185,11 @@ def citation_contexts(text: str, citations: Sequence[Citation] = (), before: int
     return tuple(dict.fromkeys(contexts))[:MAX_CONTEXTS]
 
 
-def profile(client: OpenSearch, judgments: str, text: str, *, context_terms: int = 30) -> QueryProfile:
+def profile(client: OpenSearch, judgments: str, text: str, *, context_terms: int = 30,
+            understanding: Understanding | None = None) -> QueryProfile:
     """The query's profile against the corpus behind ``judgments``: two requests at most (terms of the query and
-    of its citation contexts together, and nothing else)."""
+    of its citation contexts together, and nothing else). ``understanding`` is what the search box made of the
+    typed text (read from ``text`` when not given)."""
     citations = extract_citations(text, kinds={"judgment", "case_name", "provision"})
     contexts = citation_contexts(text, citations)
     stats = term_statistics(client, judgments, [text, *contexts])
@@ -187,4 +197,8 @@ def profile(client: OpenSearch, judgments: str, text: str, *, context_terms: int
     reduced = tuple(select_terms(t, c, context_terms, "idf") for t, c in stats[1:])
     provisions = tuple(dict.fromkeys(c.normalized for c in citations if c.kind == "provision"))
     cited = tuple(dict.fromkeys(c.normalized for c in citations if c.kind != "provision"))
-    return QueryProfile(text, terms, corpus, contexts, provisions, cited, latest_year(text), reduced)
+    if understanding is None:  # a long text given to the ranker is a fact pattern or a document, operators or not
+        words = len(text.split())
+        understanding = understand(text) if words <= kind_rules().pasted_words else \
+            Understanding(QueryKind.PASTED, words, plain=True)
+    return QueryProfile(text, terms, corpus, contexts, provisions, cited, latest_year(text), reduced, understanding)

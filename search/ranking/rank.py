@@ -20,6 +20,7 @@ from search.citation_graph import CitationGraph
 from search.ranking.features import FEATURES, Candidates, FeatureMatrix, Features, FeatureSettings
 from search.ranking.model import RankerModel
 from search.ranking.query import QueryProfile, profile
+from search.understand import Understanding
 
 if TYPE_CHECKING:
     from search.matching import Matching
@@ -61,12 +62,14 @@ class Ranker:
         self.features = Features(client, aliases, settings, graph)
 
     def matrix(self, text: str, *, vector: Sequence[float] | None = None,
-               filters: Sequence[dict[str, Any]] = (),
-               exclude: Sequence[str] = ()) -> tuple[QueryProfile, Candidates, FeatureMatrix, dict[str, float]]:
-        """The query's profile, candidates and feature matrix (what training and ranking both need)."""
+               filters: Sequence[dict[str, Any]] = (), exclude: Sequence[str] = (),
+               understanding: Understanding | None = None,
+               ) -> tuple[QueryProfile, Candidates, FeatureMatrix, dict[str, float]]:
+        """The query's profile, candidates and feature matrix (what training and ranking both need);
+        ``understanding`` is what the search box made of the typed text (read from ``text`` when not given)."""
         times: dict[str, float] = {}
         started = time.perf_counter()
-        query = profile(self.features.client, self.features.aliases["judgments"], text)
+        query = profile(self.features.client, self.features.aliases["judgments"], text, understanding=understanding)
         times["profile"] = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
         candidates = self.features.candidates(query, filters=filters, exclude=exclude)
@@ -77,12 +80,13 @@ class Ranker:
         return query, candidates, matrix, times
 
     def rank(self, text: str, *, vector: Sequence[float] | None = None,
-             filters: Sequence[dict[str, Any]] = (),
-             exclude: Sequence[str] = (), explain: int = 10) -> Ranking:
+             filters: Sequence[dict[str, Any]] = (), exclude: Sequence[str] = (), explain: int = 10,
+             understanding: Understanding | None = None) -> Ranking:
         """Candidates for ``text`` ranked by the model; the first ``explain`` carry their contributions."""
         if self.model is None:
             raise ValueError("this Ranker computes features only: it has no model to rank with")
-        query, candidates, matrix, times = self.matrix(text, vector=vector, filters=filters, exclude=exclude)
+        query, candidates, matrix, times = self.matrix(text, vector=vector, filters=filters, exclude=exclude,
+                                                       understanding=understanding)
         started = time.perf_counter()
         scores = self.model.score(matrix.values)
         order = np.argsort(-scores, kind="stable")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from opensearchpy import OpenSearch
@@ -84,10 +84,11 @@ def _facts(client: OpenSearch, chunks: str, judgment_id: str, max_words: int) ->
 def mine_queries(client: OpenSearch, aliases: dict[str, str], graph: CitationGraph, corpus: str, *,
                  count: int, styles: Sequence[str] = ("document", "facts"), seed: int = 13,
                  guard: Guard | None = None, min_facts_words: int = 80, max_facts_words: int = 600,
-                 min_relevant: int = 1) -> list[TrainingQuery]:
+                 min_relevant: int = 1, skip: Collection[str] = ()) -> list[TrainingQuery]:
     """Up to ``count`` queries per style from judgments of ``corpus`` that cite other judgments of it, citing
-    judgments sampled with ``seed``; a judgment that ``guard`` says holds a guarded text is skipped."""
-    citing = sorted(j for j, cited in graph.cites.items() if len(cited) >= min_relevant)
+    judgments sampled with ``seed``; a judgment that ``guard`` says holds a guarded text, or that ``skip`` names
+    (a typed benchmark's), is skipped."""
+    citing = sorted(j for j, cited in graph.cites.items() if len(cited) >= min_relevant and j not in skip)
     random.Random(seed).shuffle(citing)
     found: dict[str, list[TrainingQuery]] = {style: [] for style in styles}
     for start in range(0, len(citing), 50):
