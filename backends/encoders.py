@@ -21,12 +21,13 @@ from collections.abc import Callable
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol
 
 from backends.files import sha256_of
 from mappings import DEFAULT_ENCODER
+
+if TYPE_CHECKING:  # annotations only: the ids above are read by every command's --help, numpy is not needed there
+    import numpy as np
 
 __all__ = ["DEFAULT_ENCODER", "INDEX_ENCODER", "STATIC_ENCODER", "Encoder", "LazyEncoder", "ModelError",
            "encoder_dimension", "encoder_for", "load_encoder", "packaged_model_path"]
