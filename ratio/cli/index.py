@@ -8,24 +8,15 @@ import time
 from pathlib import Path
 
 import click
-from opensearchpy.exceptions import OpenSearchException
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 import mappings
 from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, ModelError, encoder_dimension
-from backends.opensearch import create_indices, install_pipelines
-from backends.opensearch.indices import fit_to_cluster, index_encoder
 from indexer.budget import DEFAULT_JUDGMENT_SECONDS
 from ratio import settings
-from ratio.cli.alerts import report_index_alerts
 from ratio.cli.common import Context, configured_llm
 from ratio.cli.distributed import index_on_ray, print_workers, ray_options
 from ratio.cli.options import encoder_option, json_option, llm_options, role_head_option
 from ratio.settings import LLMSettings
-
-err = Console(stderr=True)
 
 
 def _labeller(encoder_name: str, head: Path | None):
@@ -86,9 +77,17 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
     --retry-seconds, the run ends with its report (exit status 1) and re-running resumes it. With --ray the
     same pipeline runs as a Ray Data job and the report adds each worker's throughput.
     """
+    from opensearchpy.exceptions import OpenSearchException
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from backends.opensearch import create_indices, install_pipelines
+    from backends.opensearch.indices import fit_to_cluster, index_encoder
     from indexer.loaders import LoadOptions, iter_files, load
     from indexer.pipeline import ChunkOptions, Pipeline
     from indexer.writer import BulkSettings, IndexWriter
+    from ratio.cli.alerts import report_index_alerts
     from ratio.ingest import PipelineRecipe
 
     if overlap >= window:
@@ -130,6 +129,7 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
         raise click.ClickException(f"cannot prepare the indices on {ctx.settings().url}: {exc}") from exc
     aliases = ctx.aliases()
     total = sum(1 for _ in iter_files(paths))
+    err = Console(stderr=True)
     progress = Progress(TextColumn("[bold]indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TextColumn("{task.fields[rate]}"), console=err, disable=as_json or not err.is_terminal)
     started = time.monotonic()
