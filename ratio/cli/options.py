@@ -23,6 +23,10 @@ from ratio.settings import LLM_KINDS
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
 
+# search.ranking.model.DEFAULT_MODEL, the shipped ranker's name, spelled here because importing the ranker's model
+# module (numpy, opensearch-py, the feature code) was most of ``ratio search --help``; a test keeps them equal.
+DEFAULT_RANKER = "default"
+
 
 def apply(*decorators: Decorator) -> Decorator:
     """One decorator made of several, applied so that the options list in ``--help`` in the order given."""
@@ -158,12 +162,11 @@ def fusion_option() -> Decorator:
 def ranking_options() -> Decorator:
     """``--ranking`` (the learned ranker or the fusion it replaced) and ``--ranker`` (its model folder)."""
     from search.options import RankingMode
-    from search.ranking.model import DEFAULT_MODEL
 
     ranking = click.option("--ranking", type=click.Choice([m.value for m in RankingMode]),
                            default=RankingMode.RANKER.value, show_default=True,
                            help="What orders the judgments: the learned ranker, or the chunk fusion it replaced.")
-    model = click.option("--ranker", "ranker_model", envvar="RATIO_RANKER", default=DEFAULT_MODEL, show_default=True,
+    model = click.option("--ranker", "ranker_model", envvar="RATIO_RANKER", default=DEFAULT_RANKER, show_default=True,
                          help="The learned ranker's model folder ('default': the shipped one; 'off': fusion only).")
     return lambda func: ranking(model(func))
 

@@ -135,3 +135,15 @@ def test_lightgbm_alone_scores_as_lightgbm_does() -> None:
             "        __import__(name)\n"
             "print(lightgbm.Booster.__name__)")
     assert _python(code).strip() == "Booster"
+
+
+def test_the_ranker_default_is_the_shipped_model() -> None:
+    """``--ranker``'s default is spelled in ratio.cli.options (so --help need not import the ranker): it is the
+    name search.ranking.model gives the shipped model."""
+    from ratio.cli.options import DEFAULT_RANKER
+    from search.ranking.model import DEFAULT_MODEL
+
+    assert DEFAULT_RANKER == DEFAULT_MODEL
+    command = cli.get_command(click.Context(cli), "search")
+    assert command is not None
+    assert {p.name: p.default for p in command.params}["ranker_model"] == DEFAULT_MODEL
