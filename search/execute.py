@@ -39,12 +39,22 @@ from search.builders import (
 )
 from search.citation_graph import CitationGraph, GraphCache
 from search.expand import Expansion, expand
-from search.explain import Explanation, explain
+from search.explain import Explanation, explain, explain_filters
 from search.explain_llm import hit_record, llm_explain
 from search.facets import facets
 from search.fusion import DEFAULT_RANK_CONSTANT, FusionMethod, fuse
 from search.intent import classify_intent
-from search.matching import Matching, allowed_body, cosine, count_body, meaning_floor, returned_ids, words_body
+from search.matching import (
+    CountRule,
+    Matching,
+    allowed_body,
+    cosine,
+    count_body,
+    meaning_floor,
+    missing_words,
+    returned_ids,
+    words_body,
+)
 from search.options import ExpansionKind, RoleMode, SortOrder
 from search.provisions import ProvisionHit, find_provisions
 from search.ranking import serve
@@ -100,13 +110,15 @@ class JudgmentHit:
     explanation: Explanation | None = None
     match: MatchKind = MatchKind.WORDS  # "meaning": found by the vector side alone, none of the words matched
     similarity: float | None = None  # a meaning-only hit's cosine with the query (at least the floor)
+    missing: tuple[str, ...] = ()  # the typed words (or OR-groups) the judgment lacks (search.matching)
 
     @classmethod
     def of(cls, judgment: StoredJudgment, passages: tuple[Passage, ...], explanation: Explanation | None = None,
-           match: MatchKind = MatchKind.WORDS, similarity: float | None = None) -> JudgmentHit:
+           match: MatchKind = MatchKind.WORDS, similarity: float | None = None,
+           missing: tuple[str, ...] = ()) -> JudgmentHit:
         """A hit for a judgment read back from the index, scored as its best passage."""
         return cls(judgment.judgment_id, passages[0].score, judgment.title, judgment.court, judgment.decision_date,
-                   judgment.judges, passages, explanation, match, similarity)
+                   judgment.judges, passages, explanation, match, similarity, missing)
 
 
 @dataclass(frozen=True)
@@ -125,7 +137,9 @@ class SearchResult:
     explain_ms: float | None = None
     ranking: str = "fusion"  # "ranker:<model>" when the learned ranker ordered the hits
     ranking_note: str | None = None  # why the fusion path ran instead of the ranker (None: it was not asked)
-    total: int | None = None  # judgments matching the words and every constraint, exactly (the window is a part)
+    total: int | None = None  # judgments matching the words (count_rule) and every constraint, exactly
+    total_any: int | None = None  # judgments with any of the words (None: total counts any word, or no words)
+    count_rule: str = CountRule.EVERY_WORD  # what total counts: every_word, any_word (pasted text) or filters
     meaning_floor: float | None = None  # the least similarity of a meaning-only hit
     below_floor: int = 0  # meaning-only judgments of the window dropped for being under the floor
     sort: str = "relevance"  # a search.options.SortOrder: anything else pages the whole matching set, sorted
@@ -174,6 +188,9 @@ class Searcher:
         measures the meaning-only judgments' closest passages; ``check_constraints`` False when every id is
         known to satisfy them (the ranker's candidates)."""
         bodies = [("judgments", count_body(request))]
+        any_word = request.query is not None and request.every_word  # the any-word count beside the rule's
+        if any_word:
+            bodies.append(("judgments", count_body(request, any_word=True)))
         if ids:
             bodies.append(("judgments", words_body(request, ids)))
             allowed = allowed_body(request, ids) if check_constraints else None
@@ -187,7 +204,9 @@ class Searcher:
             if "error" in response:
                 raise RuntimeError(f"the match count failed: {response['error']}")
         total = int(responses[0]["hits"]["total"]["value"])
+        total_any = int(responses.pop(1)["hits"]["total"]["value"]) if any_word else None
         words = returned_ids(responses[1]) if ids else frozenset()
+        missing = missing_words(request, responses[1]) if ids else {}
         allowed_ids = returned_ids(responses[2]) if len(responses) > 2 else None
         meaning = [d for d in ids if d not in words and (allowed_ids is None or d in allowed_ids)]
         if meaning and request.query is not None and similarity is None:
@@ -195,7 +214,7 @@ class Searcher:
             found = self.client.search(index=self.aliases["chunks"], body=body)["hits"]["hits"]
             similarity = {h["fields"]["judgment_id"][0]: cosine(h["_score"]) for h in found}
         return Matching.decide(request, ids, total=total, floor=self.floor, words=words, allowed=allowed_ids,
-                               similarity=similarity or {})
+                               similarity=similarity or {}, total_any=total_any, missing=missing)
 
     def fused_window(self, request: SearchRequest, chunks: list[ChunkHit],
                      passages: int = 3) -> tuple[list[JudgmentChunks], Matching]:
@@ -317,6 +336,10 @@ class Searcher:
         return [first[hit.id].rescored(hit.score) for hit in fused], f"{fusion}+issues:rrf", aggregations
 
     def _explain(self, request: SearchRequest, rank: int, judgment: StoredJudgment, best: Passage) -> Explanation:
+        if request.query is None:  # no words to quote: what the judgment has that the filters ask for
+            return explain_filters(request.filters, court=judgment.court, decision_date=judgment.decision_date,
+                                   judges=judgment.judges, cited_provisions=judgment.cited_provisions,
+                                   cited_judgments=judgment.cited_judgments)
         query = request.semantic_text or request.text
         fallback = explain(query, best.role, best.text, statutes=request.filters.statutes, cites=request.filters.cites,
                            cited_provisions=judgment.cited_provisions, cited_judgments=judgment.cited_judgments,
@@ -368,7 +391,8 @@ class Searcher:
             passages = tuple(Passage.from_chunk(chunk, marked.get(chunk.chunk_id, ())) for chunk in group.chunks)
             explanation = self._explain(request, rank, judgment, passages[0]) if request.explain else None
             hits.append(JudgmentHit.of(judgment, passages, explanation, matching.kinds[group.judgment_id],
-                                       matching.similarity.get(group.judgment_id)))
+                                       matching.similarity.get(group.judgment_id),
+                                       matching.missing.get(group.judgment_id, ())))
         explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None
         provisions = self._provisions(request, expansion)
         removed, removed_roles = None, {}
@@ -381,7 +405,8 @@ class Searcher:
                             round((time.perf_counter() - started) * 1000, 1),
                             None if rerank_ms is None else round(rerank_ms, 1), expansion, provisions, expand_ms,
                             explain_ms, "fusion", note, total=matching.total, meaning_floor=matching.floor,
-                            below_floor=matching.below_floor)
+                            below_floor=matching.below_floor, total_any=matching.total_any,
+                            count_rule=CountRule.of(request))
 
     def _provisions(self, request: SearchRequest, expansion: Expansion | None) -> tuple[ProvisionHit, ...]:
         if not request.provisions or request.query is None:
@@ -446,7 +471,8 @@ class Searcher:
             hits.append(JudgmentHit(judgment.judgment_id, judged.score, judgment.title, judgment.court,
                                     judgment.decision_date, judgment.judges, shown, explanation,
                                     matched.kinds[judged.judgment_id] if matched else MatchKind.WORDS,
-                                    matched.similarity.get(judged.judgment_id) if matched else None))
+                                    matched.similarity.get(judged.judgment_id) if matched else None,
+                                    matched.missing.get(judged.judgment_id, ()) if matched else ()))
         explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None
         return SearchResult(tuple(hits), len(ranked.judgments), f"ranker:{ranked.model}", self._facets(request),
                             took_ms=round((time.perf_counter() - started) * 1000, 1), expansion=expansion,
@@ -454,7 +480,9 @@ class Searcher:
                             explain_ms=explain_ms, ranking=f"ranker:{ranked.model}",
                             total=ranked.matching.total if ranked.matching else None,
                             meaning_floor=ranked.matching.floor if ranked.matching else None,
-                            below_floor=ranked.matching.below_floor if ranked.matching else 0)
+                            below_floor=ranked.matching.below_floor if ranked.matching else 0,
+                            total_any=ranked.matching.total_any if ranked.matching else None,
+                            count_rule=CountRule.of(request))
 
     def cited_by_counts(self) -> dict[str, int]:
         """How many corpus judgments cite each judgment (those cited at all), from the citation graph."""
@@ -496,9 +524,11 @@ class Searcher:
             explanation = self._explain(request, len(hits), judgment, shown[0]) if request.explain and shown else None
             hits.append(JudgmentHit(doc, score, judgment.title, judgment.court, judgment.decision_date, judgment.judges,
                                     shown, explanation, matching.kinds.get(doc, MatchKind.MEANING),
-                                    matching.similarity.get(doc, window.similarity.get(doc))))
+                                    matching.similarity.get(doc, window.similarity.get(doc)),
+                                    matching.missing.get(doc, ())))
         return SearchResult(tuple(hits), window.found, f"sorted:{request.sort.value}", self._facets(request),
                             took_ms=round((time.perf_counter() - started) * 1000, 1),
                             provisions=self._provisions(request, None), ranking=f"sorted:{request.sort.value}",
-                            total=matching.total, meaning_floor=matching.floor, sort=request.sort.value,
-                            sort_values=window.sort_values, pit_id=window.pit_id)
+                            ranking_note=request.sort_note, total=matching.total, meaning_floor=matching.floor,
+                            sort=request.sort.value, sort_values=window.sort_values, pit_id=window.pit_id,
+                            total_any=matching.total_any, count_rule=CountRule.of(request))

@@ -4,10 +4,14 @@ The line names the role of the best passage, quotes the sentence of that passage
 the query's words, and adds the provisions and citations the query and the judgment share, and a legal
 issue of the judgment that shares the query's words. Everything quoted is copied from the hit, so the
 explanation can never claim what the judgment does not say. It costs no model call.
+
+A filter-only search has no words to quote: :func:`explain_filters` says what the judgment has that the filters
+asked for, from its stored fields ("Cites IPC s. 304B; Supreme Court of India; decided 12 March 2005").
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -16,6 +20,7 @@ import analyzers
 from legal.citations import extract_citations
 from legal.roles import role_label
 from legal.sentences import split
+from search.syntax import Filters
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 # The index's stopwords plus words every judgment has, which would make any sentence look relevant.
@@ -94,3 +99,24 @@ def explain(query: str, role: str, passage: str, *, statutes: Iterable[str] = ()
     if issue:
         parts.append(f"issue: {_quote(' '.join(issue.split()))}")
     return Explanation("; ".join(parts), role, sentence, provisions, citations, issue)
+
+
+def _day(day: dt.date) -> str:
+    return f"{day.day} {day.strftime('%B')} {day.year}"
+
+
+def explain_filters(filters: Filters, *, court: str | None = None, decision_date: dt.date | None = None,
+                    judges: Sequence[str] = (), cited_provisions: Sequence[str] = (),
+                    cited_judgments: Sequence[str] = ()) -> Explanation:
+    """Why a judgment is a hit of a filter-only search, from its own fields: the provisions and judgments it cites
+    that the filters name, its court, the judges the filters name, its decision date."""
+    provisions = tuple(p for p in cited_provisions if p in set(filters.statutes))
+    citations = tuple(c for c in cited_judgments if c in set(filters.cites))
+    wanted = [" ".join(j.lower().split()) for j in filters.judges]
+    bench = tuple(j for j in judges if any(w in j.lower() for w in wanted))
+    parts = [f"cites {', '.join(provisions + citations)}"] if provisions or citations else []
+    parts += [court] if court else []
+    parts += [f"bench: {', '.join(bench)}"] if bench else []
+    parts += [f"decided {_day(decision_date)}"] if decision_date else []
+    text = "; ".join(parts) if parts else "passes the filters"
+    return Explanation(text[:1].upper() + text[1:], "none", "", provisions, citations)

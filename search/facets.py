@@ -1,8 +1,9 @@
 """Facet counts, counted one way for the search page, the facets route and Explore.
 
-The counting rule (docs/web.md, "Counting"): a judgment counts when its whole text matches the query's words and
-every constraint (filters, quoted phrases, required and excluded words): the judgments of a search's ``total``
-(:func:`search.matching.lexical_query`). So the aggregations run over the judgments index, one document per
+The counting rule (docs/web.md, "Counting"): a judgment counts when its whole text matches the query's words (every
+word of a typed query, any word of a pasted text) and every constraint (filters, quoted phrases, required and
+excluded words): the judgments of a search's ``total`` (:func:`search.matching.lexical_query`, the rule's one
+home). So the aggregations run over the judgments index, one document per
 judgment: a bucket's ``doc_count`` is a number of judgments, exact, and Explore's headline equals Search's total
 for the same query and filters, whichever path (the learned ranker or the chunk fusion) ranked the hits. Counting
 the ranked window's chunks instead (what a hybrid response's aggregations see) would count the k-NN half's
@@ -11,7 +12,11 @@ neighbours, a fixed-size sample, and a judgment once per matching passage.
 Roles are the exception: a role belongs to a passage, not a judgment. The role counts are of judgments with a
 passage of that role matching the words within the filters (the chunks index, distinct ``judgment_id``), so a
 judgment counts under each role it has a matching passage in; a role filter narrows which passages are searched
-and shown, not which judgments count.
+and shown, not which judgments count. When every word is required (a typed query), a passage holds only some of
+them, so the role counts are of the judgments counted above (every word in the whole text) with a passage of the
+role matching any of the words: the counted judgments' ids come back with the first request (up to
+:data:`ROLE_SET_LIMIT`; past it the roles count every judgment with such a passage, as for a pasted text) and
+restrict the second.
 
 The year histogram is continuous: empty years are buckets of 0 (``min_doc_count: 0``), and a year or date filter
 stretches the axis to its bounds (``extended_bounds``), so a gap in the record shows as a gap.
@@ -34,6 +39,7 @@ __all__ = ["FACET_SIZE", "Counts", "count", "facets", "judgment_body", "role_bod
 Body = dict[str, Any]
 FACET_SIZE = 15
 SEARCH_FACETS = ("court", "year", "role", "cited_provisions", "judges")
+ROLE_SET_LIMIT = 10_000  # counted judgments whose ids restrict the role counts (a terms query; the cap is 65,536)
 
 
 def year_bounds(request: SearchRequest | None) -> dict[str, int]:
@@ -75,12 +81,15 @@ def judgment_body(request: SearchRequest | None, size: int = FACET_SIZE, co_cita
             "query": lexical_query(request) if request is not None else {"match_all": {}}, "aggs": aggs}
 
 
-def role_body(request: SearchRequest | None, size: int = 20) -> Body:
-    """Judgments with a passage of each role matching the words within the filters; ``hits.total`` is the number
-    of such passages. A role filter does not narrow it: every role keeps its count, so a page can offer the
-    others beside the one selected (roles are alternatives)."""
-    return {"size": 0, "track_total_hits": True,
-            "query": bm25_query(request, with_roles=False) if request is not None else {"match_all": {}},
+def role_body(request: SearchRequest | None, size: int = 20, within: list[str] | None = None) -> Body:
+    """Judgments with a passage of each role matching the words within the filters (and among ``within``, the
+    judgments counted, when given); ``hits.total`` is the number of such passages. A role filter does not narrow
+    it: every role keeps its count, so a page can offer the others beside the one selected (roles are
+    alternatives)."""
+    query = bm25_query(request, with_roles=False) if request is not None else {"match_all": {}}
+    if within is not None:
+        query = {"bool": {"must": [query], "filter": [{"terms": {"judgment_id": within}}]}}
+    return {"size": 0, "track_total_hits": True, "query": query,
             "aggs": {"role": {"terms": {"field": "role", "size": size, "order": {"judgments": "desc"}},
                               "aggs": {"judgments": {"cardinality": {"field": "judgment_id",
                                                                      "precision_threshold": 40000}}}}}}
@@ -109,17 +118,28 @@ class Counts:
         return rows
 
 
-def count(client: OpenSearch, aliases: dict[str, str], request: SearchRequest | None, size: int = FACET_SIZE,
-          co_citations: bool = False) -> Counts:
-    """Both counting requests in one ``_msearch``: the judgments index for the judgment facets and the total, the
-    chunks index for the roles."""
-    lines: list[Body] = [{"index": aliases["judgments"]}, judgment_body(request, size, co_citations),
-                         {"index": aliases["chunks"]}, role_body(request)]
+def _answers(client: OpenSearch, lines: list[Body]) -> list[dict[str, Any]]:
     responses = client.msearch(body=lines)["responses"]
     for response in responses:
         if "error" in response:
             raise RuntimeError(f"the facet counts failed: {response['error']}")
-    return Counts.of(*responses)
+    return responses
+
+
+def count(client: OpenSearch, aliases: dict[str, str], request: SearchRequest | None, size: int = FACET_SIZE,
+          co_citations: bool = False) -> Counts:
+    """The judgments index for the judgment facets and the total, the chunks index for the roles: in one
+    ``_msearch``, or, when every word is required, one after the other (the roles among the judgments counted)."""
+    judgments = judgment_body(request, size, co_citations)
+    if request is None or request.query is None or not request.every_word:
+        return Counts.of(*_answers(client, [{"index": aliases["judgments"]}, judgments,
+                                             {"index": aliases["chunks"]}, role_body(request)]))
+    judgments["aggs"]["counted"] = {"terms": {"field": "judgment_id", "size": ROLE_SET_LIMIT}}
+    (found,) = _answers(client, [{"index": aliases["judgments"]}, judgments])
+    counted = found["aggregations"].pop("counted")
+    within = None if counted["sum_other_doc_count"] else [b["key"] for b in counted["buckets"]]
+    (roles,) = _answers(client, [{"index": aliases["chunks"]}, role_body(request, within=within)])
+    return Counts.of(found, roles)
 
 
 def facets(client: OpenSearch, aliases: dict[str, str], request: SearchRequest,

@@ -115,10 +115,12 @@ def expansions(value: str | Iterable[str] | None) -> tuple[ExpansionKind, ...]:
 
 
 def check_counts(*, size: int, page: int, candidates: int, rerank_top: int, explain_top: int,
-                 provisions: int, sort: SortOrder = SortOrder.RELEVANCE) -> None:
+                 provisions: int, sort: SortOrder | None = SortOrder.RELEVANCE) -> None:
     """The limits on a search's numbers (one home for them: options and requests both apply it). Pages of a
     relevance search stay inside the ranked window of ``candidates``; pages of a sorted one inside OpenSearch's
-    result window (deeper pages go by the API's cursor: point in time and ``search_after``)."""
+    result window (deeper pages go by the API's cursor: point in time and ``search_after``). ``sort`` None: the
+    order is not known yet (options in relevance order: a filter-only query is sorted, so only the request, which
+    knows the query, checks the ranked window)."""
     if not 1 <= size <= MAX_SIZE:
         raise BadValueError(f"size must be between 1 and {MAX_SIZE}, not {size}")
     if page < 1:
@@ -253,7 +255,8 @@ class SearchOptions(FilterOptions):
                                            int),
                            **dict.fromkeys(("rerank", "explain", "facets", "highlight", "plain"), bool)})
         check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
-                     explain_top=self.explain_top, provisions=self.provisions, sort=self.sort)
+                     explain_top=self.explain_top, provisions=self.provisions,
+                     sort=None if self.sort is SortOrder.RELEVANCE else self.sort)  # the request checks the window
 
     def query_text(self, text: str) -> str:
         """The text that is searched: ``text`` itself, or with ``plain`` its words without operators."""

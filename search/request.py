@@ -20,7 +20,13 @@ rolled up to judgments; ``page`` and ``size`` count judgments inside that window
 paging so pages do not shift. Past the window, pass ``search_after`` (the last hit's sort values).
 
 Sort. ``sort`` other than ``relevance`` orders every matching judgment by a field (:mod:`search.sorting`); ``page``
-then counts in that whole list, not in the ranked window.
+then counts in that whole list, not in the ranked window. A filter-only search has no words to rank by, so
+``relevance`` there means newest first: the request is sorted (every judgment passing the filters, paged), and
+``sort_note`` says why (:data:`FILTERS_ONLY_ORDER`). The ranked window's limit on pages applies here, where the
+query is known, not to the options (:func:`search.options.check_counts`).
+
+Counting. :attr:`SearchRequest.every_word` says which judgments "match the words" for the count, the sorts and
+the facets (:mod:`search.matching`): every word of a typed query, any word of a pasted text.
 """
 
 from __future__ import annotations
@@ -65,9 +71,11 @@ from search.syntax import (
 from search.understand import QueryKind, Understanding, read_query
 
 # The options and their limits are defined in search.options; they are re-exported here for older imports.
-__all__ = ["EXPANSIONS", "MAX_CANDIDATES", "MAX_PROVISIONS", "MAX_RERANK", "MAX_SIZE", "RankingMode", "RoleMode",
-           "SearchRequest", "SortOrder"]
+__all__ = ["EXPANSIONS", "FILTERS_ONLY_ORDER", "MAX_CANDIDATES", "MAX_PROVISIONS", "MAX_RERANK", "MAX_SIZE",
+           "RankingMode", "RoleMode", "SearchRequest", "SortOrder"]
 
+# Why a filter-only search asked for in relevance order is sorted instead (said on the page, the API and the CLI).
+FILTERS_ONLY_ORDER = "no words to rank by: every judgment passing the filters, newest first"
 
 
 @dataclass(frozen=True)
@@ -100,9 +108,13 @@ class SearchRequest:
     ranking: RankingMode = RankingMode.RANKER
     sort: SortOrder = SortOrder.RELEVANCE
     understanding: Understanding | None = None  # what the text is (search.understand); None: not read yet
+    sort_note: str | None = None  # why ``sort`` is not the order asked for (a filter-only search: newest first)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sort", choice(SortOrder, self.sort, "sort"))
+        if self.query is None and self.sort is SortOrder.RELEVANCE and self.search_after is None:
+            object.__setattr__(self, "sort", SortOrder.NEWEST)  # nothing to rank: every match, newest first
+            object.__setattr__(self, "sort_note", FILTERS_ONLY_ORDER)
         check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
                      explain_top=self.explain_top, provisions=self.provisions, sort=self.sort)
         if self.search_after is not None and self.page != 1:

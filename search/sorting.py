@@ -5,14 +5,17 @@ is not that window re-sorted, which would put the newest of the hundred best fir
 other match. It orders **the set of matching judgments**, the same set match semantics define
 (:mod:`search.matching`):
 
-* the judgments matching the query's words with every constraint (filters, phrases, required and excluded
-  words), the set ``total`` counts exactly; with a role filter, those whose chunks of the role match;
-* plus the judgments found by meaning only, whose closest passage is at least the similarity floor from the
-  query, under the same constraints (a radial k-NN search over the chunks: every chunk within the floor, not a
-  top k; up to :data:`MAX_MEANING` judgments, the most similar).
+* the judgments matching the query's words by the counting rule (every word of a typed query, any word of a
+  pasted text: :func:`search.matching.lexical_query`) with every constraint (filters, phrases, required and
+  excluded words), the set ``total`` counts exactly; with a role filter, those whose chunks of the role match;
+* plus the judgments found by meaning only, matching none of the words, whose closest passage is at least the
+  similarity floor from the query, under the same constraints (a radial k-NN search over the chunks: every chunk
+  within the floor, not a top k; up to :data:`MAX_MEANING` judgments, the most similar). A judgment with some of
+  a typed query's words but not all is in neither: it misses a word the order was asked over.
 
-A filter-only search sorts every judgment passing its filters. The order is the judgment's field with ties
-broken by ``judgment_id``, so it is total and pages never overlap:
+A filter-only search sorts every judgment passing its filters; asked for in relevance order, it is sorted newest
+first (it has no words to rank by: :data:`search.request.FILTERS_ONLY_ORDER`). The order is the judgment's field
+with ties broken by ``judgment_id``, so it is total and pages never overlap:
 
 * ``newest``/``oldest``: ``decision_date``; judgments without a date come last in both orders;
 * ``cited_by``: how many corpus judgments cite it, from the resolved citation graph
@@ -123,8 +126,9 @@ def role_words_body(request: SearchRequest, limit: int = MAX_CANDIDATES) -> Body
 
 
 def sorted_query(request: SearchRequest, meaning: Sequence[str] = (), within: Sequence[str] | None = None) -> Body:
-    """The sorted set: judgments matching the words and constraints (:func:`search.matching.lexical_query`), or
-    among ``meaning`` and the constraints; ``within`` (role filter mode) restricts the word matches."""
+    """The sorted set: judgments matching the words by the counting rule and the constraints
+    (:func:`search.matching.lexical_query`), or among ``meaning`` with none of the words and the constraints;
+    ``within`` (role filter mode) restricts the word matches."""
     words = lexical_query(request)
     if within is not None:
         words = {"bool": {"must": [words], "filter": [{"terms": {"judgment_id": list(within)}}]}}
@@ -134,6 +138,8 @@ def sorted_query(request: SearchRequest, meaning: Sequence[str] = (), within: Se
     by_meaning: Body = {"terms": {"judgment_id": list(meaning)}}
     if clauses:
         by_meaning = {"bool": {"filter": [by_meaning, *clauses]}}
+    if request.every_word and request.query is not None:  # meaning only: none of the words (some is not every)
+        by_meaning = {"bool": {"filter": [by_meaning], "must_not": [lexical_query(request, any_word=True)]}}
     return {"bool": {"should": [words, by_meaning], "minimum_should_match": 1}}
 
 

@@ -22,7 +22,6 @@ def test_choices_become_enums() -> None:
     ({"fusion": "sum"}, "fusion must be one of minmax, rrf, not 'sum'"),
     ({"expand": ["issues", "facts"]}, "expand takes issues, provisions, not 'facts'"),
     ({"size": 0}, "size must be between 1 and 100"),
-    ({"page": 3, "size": 50}, "page 3 of 50 needs 150 candidates"),
     # a lone string where a list belongs was read as one value here, as its characters by SearchRequest
     ({"courts": "Supreme Court"}, r"courts takes a list of values, not the string 'Supreme Court': write "
                                   r"courts=\['Supreme Court'\]"),
@@ -34,6 +33,18 @@ def test_choices_become_enums() -> None:
 def test_a_bad_option_says_what_is_allowed(kwargs: dict, message: str) -> None:
     with pytest.raises(BadValueError, match=message):
         SearchOptions(**kwargs)
+
+
+def test_the_ranked_window_limits_pages_where_the_query_is_known() -> None:
+    """Options do not know whether the query has words: a filter-only search is sorted (every match, newest first),
+    so its pages go past the ranked window; a ranked one's stop there, refused by the request."""
+    options = SearchOptions(page=3, size=50)
+    with pytest.raises(BadValueError, match="page 3 of 50 needs 150 candidates"):
+        SearchRequest.from_options("murder", options)
+    filters_only = SearchRequest.from_options('statute:"s. 302 IPC"', options)
+    assert filters_only.page == 3 and filters_only.sort == "newest" and filters_only.sort_note
+    with pytest.raises(BadValueError, match="past the first 10000 judgments"):
+        SearchOptions(page=101, size=100)
 
 
 def test_a_saved_search_keeps_only_its_filters() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from search.errors import BadValueError
+from search.matching import lexical_query
 from search.options import MAX_CANDIDATES, SearchOptions, SortOrder
 from search.request import SearchRequest
 from search.sorting import SortPosition, meaning_body, sort_clauses, sorted_body, sorted_query
@@ -19,7 +20,7 @@ def test_sort_is_a_choice_with_a_message_naming_the_orders() -> None:
 
 def test_sorted_pages_go_past_the_ranked_window_but_not_the_result_window() -> None:
     with pytest.raises(BadValueError, match="candidates"):
-        SearchOptions(page=20, size=10, candidates=100)
+        SearchRequest.from_options("murder", SearchOptions(page=20, size=10, candidates=100))
     assert SearchOptions(sort="newest", page=20, size=10, candidates=100).page == 20
     with pytest.raises(BadValueError, match="cursor"):
         SearchOptions(sort="newest", page=MAX_CANDIDATES // 10 + 1, size=10)
@@ -54,7 +55,14 @@ def test_the_sorted_set_is_the_words_or_the_meaning_under_the_constraints() -> N
     both = sorted_query(request, ["C7"])
     words, meaning = both["bool"]["should"]
     assert words == sorted_query(request) and both["bool"]["minimum_should_match"] == 1
-    assert meaning["bool"]["filter"][0] == {"terms": {"judgment_id": ["C7"]}}
-    assert len(meaning["bool"]["filter"]) == 1 + len(sorted_query(request)["bool"]["filter"])
+    # meaning only: among the similar judgments, under the constraints, and with none of the words (a judgment with
+    # some of a typed query's words but not every one is in neither arm)
+    among = meaning["bool"]["filter"][0]["bool"]["filter"]
+    assert among[0] == {"terms": {"judgment_id": ["C7"]}}
+    assert len(among) == 1 + len(sorted_query(request)["bool"]["filter"])
+    assert meaning["bool"]["must_not"] == [lexical_query(request, any_word=True)]
+    pasted = SearchRequest.from_query(" ".join(["murder"] * 40), classify=False)
+    assert not pasted.every_word  # a pasted text's words match it by any word: no judgment has some but not all
+    assert sorted_query(pasted, ["C7"])["bool"]["should"][1] == {"terms": {"judgment_id": ["C7"]}}
     radial = meaning_body(request, [0.1] * 4, floor=0.42)
     assert radial["query"]["knn"]["vector"]["min_score"] == pytest.approx(0.71)
