@@ -41,10 +41,10 @@ from search.citecheck import CitationReport, check_citations
 from search.document_query import document_ranking
 from search.errors import BadValueError
 from search.execute import Searcher, SearchResult
-from search.explain import Explanation, explain
+from search.explain import Explanation, explain, explain_filters
 from search.explain_llm import hit_record, llm_explain
 from search.intent import classify_intent
-from search.options import FilterOptions, SearchOptions, merge_options
+from search.options import FilterOptions, SearchOptions, SortOrder, merge_options
 from search.provisions import ProvisionHit, find_provisions
 from search.ranking.model import DEFAULT_MODEL, RankerModel
 from search.records import JUDGMENT_FIELDS, StoredJudgment
@@ -61,7 +61,9 @@ REQUIRED_INDICES = ("judgments", "chunks", "provisions")
 
 def window_notes(result: SearchResult, page: int, size: int, candidates: int) -> tuple[bool, list[str]]:
     """Whether a page follows this one inside the ranked window, and the note when the window ends first (the
-    API and the client say the same)."""
+    API and the client say the same). A sorted search (a filter-only one included) has no window: every match."""
+    if result.sort != SortOrder.RELEVANCE:
+        return result.judgments_found > page * size, []
     more = result.judgments_found > page * size and (page + 1) * size <= candidates
     notes = []
     if result.judgments_found > page * size and not more:
@@ -336,8 +338,16 @@ class Client:
 
     def explain(self, query: str, judgment_id: str, **options: Any) -> Explanation:
         """Why ``judgment_id`` matches ``query``, from its best passage for the query: by the LLM when one is
-        configured (generated on demand, cached, checked against the judgment), else extractively."""
+        configured (generated on demand, cached, checked against the judgment), else extractively. ``options``
+        are filters as :meth:`search.request.SearchRequest.from_query` takes them (``courts=[...]``,
+        ``statutes=[...]``, ``date_from=``, ...); a search of filters alone (no words) is explained by what the
+        judgment has that they ask for ("Cites IPC s. 304B; Supreme Court of India; decided 12 March 2005")."""
         request = SearchRequest.from_query(query, **options)
+        if request.query is None:
+            record = self.record(judgment_id)
+            return explain_filters(request.filters, court=record.court, decision_date=record.decision_date,
+                                   judges=record.judges, cited_provisions=record.cited_provisions,
+                                   cited_judgments=record.cited_judgments)
         body = {"size": 1, "query": {"bool": {"must": [{"match": {"text": request.semantic_text or query}}],
                                               "filter": [{"term": {"judgment_id": judgment_id}}]}},
                 "_source": ["role", "text"]}

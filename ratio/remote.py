@@ -31,6 +31,7 @@ from search.errors import BadValueError
 from search.explain import Explanation
 from search.options import FilterOptions, SearchOptions, merge_options, texts
 from search.provisions import ProvisionHit
+from search.request import SearchRequest
 
 __all__ = ["RemoteClient", "RemoteError", "search_params"]
 
@@ -135,6 +136,8 @@ class RemoteClient:
         ``prev_cursor``). A ``page`` past the first follows the cursors there, since the API pages by cursor."""
         options, extras = merge_options(options, overrides, REMOTE_EXTRAS)
         if options.page > 1 and not cursor:
+            # the request says whether page numbers stop at the ranked window (a filter-only search is sorted)
+            SearchRequest.from_options(query, options, **extras)
             first = dataclasses.replace(options, page=1)
             for page in self.search_pages(query, first, max_pages=options.page, **extras):
                 if page.page == options.page:
@@ -195,8 +198,15 @@ class RemoteClient:
         data = self._call("GET", f"/judgments/{quote(judgment_id, safe='')}")
         return TypeAdapter(JudgmentView).validate_python(data)
 
-    def explain(self, query: str, judgment_id: str) -> Explanation:
-        data = self._call("GET", "/explain", params={"q": query, "judgment_id": judgment_id})
+    def explain(self, query: str, judgment_id: str, *, courts: Sequence[str] = (), judges: Sequence[str] = (),
+                statutes: Sequence[str] = (), date_from: str | None = None,
+                date_to: str | None = None) -> Explanation:
+        """Why ``judgment_id`` is a hit of ``query`` with these filters (as ``Client.explain``): a search of filters
+        alone (``query`` empty) is explained by them."""
+        params: dict[str, Any] = {"q": query, "judgment_id": judgment_id, "court": list(texts(courts, "courts")),
+                                  "judge": list(texts(judges, "judges")), "statute": list(texts(statutes, "statutes")),
+                                  "date_from": date_from, "date_to": date_to}
+        data = self._call("GET", "/explain", params={k: v for k, v in params.items() if v not in (None, [])})
         return ExplainResponse.model_validate(data).explanation
 
     def provisions(self, query: str, size: int = 10) -> list[ProvisionHit]:

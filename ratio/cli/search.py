@@ -41,26 +41,16 @@ def _marked(fragment: str) -> str:
                    for i, p in enumerate(parts))
 
 
-SORT_SAID = {SortOrder.NEWEST: "newest first", SortOrder.OLDEST: "oldest first", SortOrder.CITED_BY: "most cited first"}
-
-
 def counts(result: SearchResult, first: int = 1) -> str:
-    """How many judgments match the words and how many the ranked window shows ("N judgments match the words;
-    showing the best M"), with the meaning-only ones of the window; for a sorted search, how many match and which
-    of them this page shows ("N judgments match; showing 11-20, newest first"; ``first`` is the page's first rank)."""
-    from search.records import MatchKind
+    """What the search counted and which of it this page shows, as the search page says it
+    (:func:`ratio.counts.counted`: "N judgments have every word · M have any; showing the best K"; for a sorted
+    search "N judgments match; showing 11-20, newest first"; ``first`` is the page's first rank), with the
+    meaning-only hits of a ranked page."""
+    from ratio.counts import counted
 
-    meaning = sum(1 for hit in result.hits if hit.match == MatchKind.MEANING)
-    if result.sort != SortOrder.RELEVANCE:
-        noun = "judgment matches" if result.judgments_found == 1 else "judgments match"
-        shown = f"; showing {first}-{first + len(result.hits) - 1}, {SORT_SAID[SortOrder(result.sort)]}"
-        return f"{result.judgments_found} {noun}{shown if result.hits else ''}"
-    shown = f"showing the best {result.judgments_found}"
-    if result.total is None:
-        return f"{result.judgments_found} judgments in the ranked window"
-    noun = "judgment matches" if result.total == 1 else "judgments match"
-    text = f"{result.total} {noun} the words; {shown}"
-    return text + (f" ({meaning} on this page by meaning only)" if meaning else "")
+    text = counted(result, first, dash="-", ranged=False)
+    meaning = sum(1 for hit in result.hits if hit.match == "meaning")
+    return text + (f" ({meaning} on this page by meaning only)" if meaning and result.sort == "relevance" else "")
 
 
 def no_match(query: str) -> str:
@@ -78,6 +68,8 @@ def _table(query: str, result: SearchResult, first: int = 1) -> Table:
         judgment = f"{hit.title or hit.judgment_id}\n{hit.court or ''} {hit.decision_date or ''}\n[{hit.judgment_id}]"
         if hit.match == MatchKind.MEANING:
             judgment += f"\nmatched by meaning only (similarity {hit.similarity:.2f})"
+        if hit.missing:
+            judgment += f"\nmissing: {', '.join(hit.missing)}"
         if best.highlights:
             shown = " … ".join(_marked(" ".join(f.split())) for f in best.highlights[:2])
         else:
@@ -94,6 +86,8 @@ def _table(query: str, result: SearchResult, first: int = 1) -> Table:
                    "QUERY; each hit says which parts of it matched (--court, --from, --to, --size, --exclude apply).")
 @click.option("--exclude", default=None, help="With --document: leave out this judgment id (the brief's own).")
 @filter_options()
+@click.option("--statute", "statutes", multiple=True,
+              help="Only judgments citing this provision, e.g. \"s. 302 IPC\" (repeatable; as statute: in QUERY).")
 @role_options(role_help="Preferred (or, with --mode filter, required) role (repeatable).",
               mode_help="Role handling (default boost).")
 @ranking_options()
@@ -126,11 +120,12 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
                    explain: bool, explain_top: int,
                    expand: tuple[str, ...], provisions: int, llm_kind: str | None, llm_model: str | None,
                    llm_url: str | None, plain: bool, encoder: str | None, as_json: bool, document: str | None,
-                   exclude: str | None) -> None:
+                   exclude: str | None, statutes: tuple[str, ...] = ()) -> None:
     """Search judgments: the learned ranker orders candidates from BM25 over reduced queries, citations and
     provisions by role, meaning and citation evidence; the fusion path (BM25 + k-NN over role chunks) runs where
     it cannot (a filter-only search, a role filter, --rerank, issue expansion), and the result says so. --sort
-    newest, oldest or cited_by lists every matching judgment in that order instead.
+    newest, oldest or cited_by lists every matching judgment in that order instead; so does a search of filters
+    alone (no QUERY, or only filters in it), newest first, having no words to rank by.
     With --document FILE, a whole brief is the query (the document path)."""
     from ratio.client import Client, window_notes
     from search.request import SearchRequest
@@ -140,17 +135,21 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     if document is not None or exclude is not None:
         if sort != SortOrder.RELEVANCE.value:
             raise click.UsageError("--sort orders a query's matches; a brief (--document) is ranked by relevance")
+        if statutes:
+            raise click.UsageError("--statute filters a query's matches; a brief (--document) takes --court, --from "
+                                   "and --to")
         _check_document_options(query, document, judges, roles, page, rerank, expand, explain, provisions, plain)
         _document_command(ctx, document or "", encoder, ranker_model, size, courts, date_from, date_to, exclude,
                           as_json)
         return
-    if not query:
-        raise click.UsageError("give a QUERY, or a brief with --document FILE")
+    if not query and not (courts or judges or date_from or date_to or statutes):
+        raise click.UsageError("give a QUERY or a filter (--court, --judge, --from, --to, --statute), or a brief "
+                               "with --document FILE")
     options = SearchOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
                             role_mode=role_mode, ranking=ranking, fusion=fusion, sort=sort, size=size, page=page,
                             rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
                             expand=expand, provisions=provisions, plain=plain)
-    request = SearchRequest.from_options(query, options)  # a QueryError says what to fix (ratio.cli.errors)
+    request = SearchRequest.from_options(query, options, statutes=statutes)  # a QueryError says what to fix
     typed = query
     query = request.text  # as searched (plain words with --plain), for the table's title
     conn = ctx.settings()
@@ -166,7 +165,8 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
         click.echo(to_page(typed, result, page, None, notes, size=size).model_dump_json(indent=2))
         return
     Console().print(_table(query, result, (page - 1) * size + 1) if result.hits
-                    else escape(no_match(request.text)))
+                    else escape(no_match(request.text) if request.query is not None else
+                                "No judgment passes the filters."))
     expansion = result.expansion
     if expansion and expansion.issues:
         click.echo("searched also for the issues: " + "; ".join(expansion.issues))
@@ -183,7 +183,7 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
         for provision in result.provisions:
             name = provision.title or provision.citation or provision.provision_id
             click.echo(f"  {provision.provision_id}  {name[:90]}")
-    if result.ranking_note and ranking == "ranker":
+    if result.ranking_note and result.ranking == "fusion" and ranking == "ranker":
         click.echo(f"ranked by fusion: {result.ranking_note}")
     if result.rerank_ms is not None:
         click.echo(f"reranking took {result.rerank_ms:.0f} ms")

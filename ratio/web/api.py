@@ -10,6 +10,7 @@ same way but under the app's deadline (:func:`ratio.web.offload.with_deadline`):
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -19,6 +20,7 @@ from ratio.errors import NotFoundError  # an id the corpus does not hold: the ap
 from ratio.web.offload import with_deadline
 from ratio.web.schemas import (
     ErrorResponse,
+    ExplainParams,
     ExplainResponse,
     ExploreView,
     ExportParams,
@@ -125,15 +127,14 @@ def judgment(judgment_id: JudgmentId, svc: ServiceDep) -> JudgmentView:
 
 
 @router.get("/explain", response_model=ExplainResponse, responses=NOT_FOUND, tags=["search"])
-async def explain(q: Annotated[str, Query(min_length=1, max_length=MAX_CHARS)],
-                  judgment_id: Annotated[str, Query(min_length=1, max_length=512)], svc: ServiceDep,
-                  request: Request) -> ExplainResponse:
+async def explain(params: Annotated[ExplainParams, Query()], svc: ServiceDep, request: Request) -> ExplainResponse:
     """Why a judgment matches a query, in one line (the LLM's when one is configured, checked against the
-    judgment; else extractive)."""
-    if await heavy(request, svc.judgment_exists, judgment_id) is False:
-        raise NotFoundError(f"the corpus has no judgment {judgment_id!r}")
-    return ExplainResponse(judgment_id=judgment_id, query=q, explanation=await heavy(request, svc.explain, q,
-                                                                                      judgment_id))
+    judgment; else extractive). With filters and no words (``q`` empty or filters only), by what the judgment
+    has that the filters ask for: the provisions it cites, its court, its date."""
+    if await heavy(request, svc.judgment_exists, params.judgment_id) is False:
+        raise NotFoundError(f"the corpus has no judgment {params.judgment_id!r}")
+    explanation = await heavy(request, partial(svc.explain, params.q, params.judgment_id, **params.filters()))
+    return ExplainResponse(judgment_id=params.judgment_id, query=params.q, explanation=explanation)
 
 
 @router.get("/provisions", response_model=ProvisionsResponse, tags=["provisions"])

@@ -10,6 +10,7 @@ highlighter's, whose text OpenSearch has already HTML-escaped.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode
@@ -22,12 +23,13 @@ from pydantic import ValidationError
 
 from legal.roles import load_role_set
 from legal.statutes import display_label
+from ratio.counts import counted
 from ratio.errors import RatioError
 from ratio.web.chips import FacetLink, chips, clear_all, facet_links, hidden_fields, query_roles, search_query
 from ratio.web.offload import DeadlineExceededError, with_deadline
 from ratio.web.pages_brief import more_like_url
 from ratio.web.passages import highlight_words, hl_pattern, passage_link, sentences_html
-from ratio.web.schemas import SearchPage, SearchParams
+from ratio.web.schemas import ExplainParams, SearchPage, SearchParams
 from ratio.web.service import Service
 from search.errors import ExpiredPositionError, QueryError
 from search.options import RoleMode, SortOrder
@@ -131,8 +133,12 @@ async def search_page(request: Request) -> HTMLResponse:
         "passage_links": passage_links, "provisions": provisions,
         "chips": applied, "clear_url": clear_all(params), "year_fields": hidden_fields(params, "date_from", "date_to"),
         "matched_by": "words" if _has_words(params.q) else "filters", "filters_said": _filters_said(params),
+        "counted": counted(page, (page.page - 1) * params.size + 1) if page else "",
+        "explain_filters": urlencode([(key, value) for key in ("court", "judge", "statute") for value in
+                                      getattr(params, key)] + [(key, getattr(params, key)) for key in
+                                                               ("date_from", "date_to") if getattr(params, key)]),
         "next_url": _with(params, cursor=page.next_cursor) if page and page.next_cursor else None,
-        "prev_url": _prev_url(params, page), "sorts": SORTS, "sort_said": dict(SORTS)[params.sort.value].lower(),
+        "prev_url": _prev_url(params, page), "sorts": SORTS,
         "export_url": "/api/v1/export.csv" + _with(params) if page else None,
         "explore_url": "/explore" + _with(params),
         "rank_offset": (page.page - 1) * params.size if page else 0}, status)
@@ -143,7 +149,7 @@ def _prev_url(params: SearchParams, page: Any) -> str | None:
     in time by the cursor."""
     if page is None or page.page <= 1:
         return None
-    if page.page == 2 and params.sort is SortOrder.RELEVANCE:
+    if page.page == 2 and page.sort is SortOrder.RELEVANCE:  # the order run (a filter-only search is sorted)
         return _with(params)
     return _with(params, cursor=page.prev_cursor) if page.prev_cursor else None
 
@@ -253,8 +259,14 @@ def provision_page(request: Request, provision_id: str) -> HTMLResponse:
 async def explain_fragment(request: Request, q: Annotated[str, Query(max_length=MAX_CHARS)] = "",
                            judgment_id: Annotated[str, Query(max_length=512)] = "") -> HTMLResponse:
     """One hit's explanation as a small HTML fragment, fetched by the search page after it has rendered
-    (under the app's deadline: it may call the LLM). An unknown judgment is a 404 fragment."""
-    if not q.strip() or not judgment_id:
+    (under the app's deadline: it may call the LLM). The search's filters come along (``court``, ``judge``,
+    ``statute``, ``date_from``, ``date_to``), so a filter-only search's hit is explained by them. An unknown
+    judgment is a 404 fragment."""
+    params, error = _params(request)
+    filters = {} if error else ExplainParams(q=q, judgment_id=judgment_id or "-", court=params.court,
+                                             judge=params.judge, statute=params.statute, date_from=params.date_from,
+                                             date_to=params.date_to).filters()
+    if error or not judgment_id or not (q.strip() or filters):
         return HTMLResponse("", status_code=400)
     svc = _service(request)
     timeout = request.app.state.heavy_timeout
@@ -262,7 +274,7 @@ async def explain_fragment(request: Request, q: Annotated[str, Query(max_length=
         return HTMLResponse(f'<span class="muted">The corpus has no judgment {Markup.escape(repr(judgment_id))}.'
                             '</span>', status_code=404)
     try:
-        explanation = await with_deadline(timeout, svc.explain, q, judgment_id)
+        explanation = await with_deadline(timeout, partial(svc.explain, q, judgment_id, **filters))
     except (QueryError, LookupError) as exc:
         return HTMLResponse(f'<span class="muted">{Markup.escape(str(exc))}</span>', status_code=400)
     except DeadlineExceededError as exc:

@@ -19,6 +19,7 @@ from search.execute import JudgmentHit
 from search.expand import Expansion
 from search.explain import Explanation
 from search.fusion import FusionMethod
+from search.matching import CountRule
 from search.options import (
     MAX_PROVISIONS,
     MAX_SIZE,
@@ -60,9 +61,10 @@ class SearchParams(BaseModel):
     ranking: RankingMode = Field(RankingMode.RANKER, description="What orders the judgments: the learned ranker "
                                  "(default) or the chunk fusion it replaced.")
     fusion: FusionMethod = FusionMethod.MINMAX
-    sort: SortOrder = Field(SortOrder.RELEVANCE, description="relevance: the best of the ranked window, best first; "
-                            "newest, oldest (by decision date, undated last) or cited_by (most cited in the corpus "
-                            "first): every matching judgment in that order, paged by a cursor in a point in time.")
+    sort: SortOrder = Field(SortOrder.RELEVANCE, description="relevance: the best of the ranked window, best first "
+                            "(a search with no words, only filters, has nothing to rank by: newest first); newest, "
+                            "oldest (by decision date, undated last) or cited_by (most cited in the corpus first): "
+                            "every matching judgment in that order, paged by a cursor in a point in time.")
     plain: bool = Field(False, description="Read q as plain words (pasted facts): no operators or filters.")
     size: int = Field(10, ge=1, le=MAX_SIZE, description="Judgments per page.")
     candidates: int = Field(100, ge=1, le=MAX_DEPTH, description="Chunks ranked before rolling up; pages "
@@ -101,20 +103,30 @@ class SearchPage(BaseModel):
     """One page of judgments for a search."""
 
     query: str
-    sort: SortOrder = Field(SortOrder.RELEVANCE, description="The order of the hits.")
+    sort: SortOrder = Field(SortOrder.RELEVANCE, description="The order of the hits (newest for a filter-only search "
+                            "asked in relevance order: ranking_note says why).")
     judgments_found: int = Field(description="Judgments in the ranked window (not the whole corpus); for a sorted "
                                  "search, every judgment in the sorted set (those matching the words and every "
                                  "constraint, plus those matching by meaning only).")
-    total: int | None = Field(None, description="Judgments matching the query's words and every filter, phrase "
-                              "and excluded word: an exact count (the ranked window is the best of them, plus any "
-                              "found by meaning only).")
+    total: int | None = Field(None, description="Judgments matching the query's words by count_rule and every "
+                              "filter, phrase and excluded word: an exact count. A typed query's count requires every "
+                              "word; the ranked window may also hold judgments with only some (each hit's missing "
+                              "says which words it lacks) and judgments found by meaning only.")
+    total_any: int | None = Field(None, description="Judgments with any of the query's words (and every filter, "
+                                  "phrase and excluded word), beside total when total requires every word; null "
+                                  "when total already counts any word (a pasted text) or there are no words.")
+    count_rule: CountRule = Field(CountRule.EVERY_WORD, description="What total counts: every_word (a typed query: "
+                                  "judgments whose text has every word), any_word (a pasted text of more than 30 "
+                                  "words: its words are evidence, not conditions) or filters (no words).")
     meaning_floor: float | None = Field(None, description="The least similarity (cosine) of a hit found by "
                                         "meaning only (match 'meaning').")
     below_floor: int = Field(0, description="Judgments of the window found by meaning only and dropped for being "
                              "under the floor.")
     fusion: str
     ranking: str = Field("fusion", description="ranker:MODEL when the learned ranker ordered the hits.")
-    ranking_note: str | None = Field(None, description="Why the fusion path ran instead of the learned ranker.")
+    ranking_note: str | None = Field(None, description="Why the fusion path ran instead of the learned ranker, or "
+                                     "why the hits are sorted though relevance was asked (a filter-only search has "
+                                     "no words to rank by: newest first).")
     took_ms: float
     hits: list[JudgmentHit]
     facets: dict[str, list[dict[str, Any]]]
@@ -147,6 +159,28 @@ class Health(BaseModel):
     cluster_status: str | None = None
     indices: dict[str, int | None] = Field(default_factory=dict, description="Documents per index alias.")
     message: str | None = None
+
+
+class ExplainParams(BaseModel):
+    """One hit to explain: the search's query text and filters (as the search took them), and the judgment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    q: str = Field("", max_length=MAX_CHARS, description="The search's query text (empty for a search of filters "
+                   "alone: the hit is explained by them).")
+    judgment_id: str = Field(min_length=1, max_length=512)
+    court: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="The search's courts.")
+    judge: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="The search's judges.")
+    statute: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=MAX_LIST,
+                                                                description="The search's provisions.")
+    date_from: str | None = Field(None, max_length=20)
+    date_to: str | None = Field(None, max_length=20)
+
+    def filters(self) -> dict[str, Any]:
+        """The filters as :meth:`ratio.Client.explain` takes them (those given)."""
+        given = {"courts": self.court, "judges": self.judge, "statutes": self.statute, "date_from": self.date_from,
+                 "date_to": self.date_to}
+        return {k: v for k, v in given.items() if v}
 
 
 class ExplainResponse(BaseModel):
@@ -198,6 +232,7 @@ __all__ = [
     "AlertCheckBody",
     "CitationCheckBody",
     "ErrorResponse",
+    "ExplainParams",
     "ExplainResponse",
     "ExploreView",
     "ExportParams",

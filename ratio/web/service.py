@@ -80,8 +80,11 @@ def _sort_values(values: Any, sort: SortOrder) -> tuple[Any, ...]:
     return tuple(values)
 
 
-def decode_cursor(params: SearchParams) -> Cursor:
-    """The page a cursor points at (page 1 without one); refuses cursors made for other parameters."""
+def decode_cursor(params: SearchParams, sort: SortOrder | None = None) -> Cursor:
+    """The page a cursor points at (page 1 without one); refuses cursors made for other parameters. ``sort``: the
+    order the search runs in (default ``params.sort``; a filter-only search asked in relevance order is sorted
+    newest first: :attr:`search.request.SearchRequest.sort`)."""
+    sort = sort or params.sort
     if not params.cursor:
         return Cursor()
     try:
@@ -95,14 +98,14 @@ def decode_cursor(params: SearchParams) -> Cursor:
             pit, backwards = data.get("t"), data.get("b")
             if not (pit is None or (isinstance(pit, str) and 0 < len(pit) <= 1_000)) or type(backwards) is not bool:
                 raise TypeError("t must be a point-in-time id and b a boolean")
-            position = SortPosition(pit, _sort_values(data["a"], params.sort), backwards)
+            position = SortPosition(pit, _sort_values(data["a"], sort), backwards)
     except (ValueError, KeyError, TypeError, OverflowError, RecursionError, AttributeError) as exc:
         raise BadCursorError("the cursor is not one Ratio issued: pass next_cursor from the previous page "
                              "unchanged") from exc
     if key != _fingerprint(params) or page < 1:
         raise BadCursorError("the cursor belongs to another search: keep the query and options of the "
                              "previous page, or drop the cursor to start again")
-    if params.sort is SortOrder.RELEVANCE:
+    if sort is SortOrder.RELEVANCE:
         if position is not None:
             raise BadCursorError("the cursor is not one Ratio issued: pass next_cursor from the previous page "
                                  "unchanged")
@@ -133,9 +136,10 @@ class Service:
     client: Client
 
     def search(self, params: SearchParams) -> SearchPage:
-        cursor = decode_cursor(params)
-        if params.sort is not SortOrder.RELEVANCE:
-            return self._sorted(params, cursor)
+        first = build_request(params)  # says the order: a filter-only search in relevance order is sorted
+        cursor = decode_cursor(params, first.sort)
+        if first.sort is not SortOrder.RELEVANCE:
+            return self._sorted(params, first, cursor)
         page = cursor.page
         request = build_request(params, page)
         result = self.client.searcher.search(request)
@@ -143,11 +147,12 @@ class Service:
         return to_page(params.q, result, page, encode_cursor(params, page + 1) if more else None, notes,
                        size=params.size, prev_cursor=encode_cursor(params, page - 1) if page > 1 else None)
 
-    def _sorted(self, params: SearchParams, cursor: Cursor) -> SearchPage:
-        """A page of a sorted search. The first page is read from the live index; when more pages follow, a point
-        in time is opened for them, and every cursor carries it with the sort values to continue from."""
+    def _sorted(self, params: SearchParams, request: SearchRequest, cursor: Cursor) -> SearchPage:
+        """A page of a sorted search (``request``: its first page). The first page is read from the live index; when
+        more pages follow, a point in time is opened for them, and every cursor carries it with the sort values to
+        continue from."""
         page, position = cursor.page, cursor.position
-        result = self.client.searcher.search(build_request(params, 1), position)
+        result = self.client.searcher.search(request, position)
         notes: list[str] = []
         pit = result.pit_id
         more = result.judgments_found > page * params.size and bool(result.hits)
@@ -205,8 +210,10 @@ class Service:
         extras = {"statutes": tuple(params.statute)} if params.statute else {}
         return self.client.explore(params.q, params.options(), **extras)
 
-    def explain(self, query: str, judgment_id: str) -> Explanation:
-        return self.client.explain(query, judgment_id)
+    def explain(self, query: str, judgment_id: str, **filters: Any) -> Explanation:
+        """Why ``judgment_id`` is a hit of ``query`` with ``filters`` (``courts``, ``judges``, ``statutes``,
+        ``date_from``, ``date_to``); a filter-only search's hit is explained by its filters."""
+        return self.client.explain(query, judgment_id, **filters)
 
     def provisions(self, query: str, size: int) -> list[ProvisionHit]:
         return self.client.provisions(query, size)
@@ -220,7 +227,7 @@ class Service:
         writer = csv.writer(out)
         writer.writerow(CSV_COLUMNS)
         rank, page = 0, 1
-        depth = window.candidates if params.sort is SortOrder.RELEVANCE else MAX_CANDIDATES
+        depth = window.candidates if build_request(window).sort is SortOrder.RELEVANCE else MAX_CANDIDATES
         while rank < limit and page * size <= depth:
             result = self.client.searcher.search(build_request(window, page))
             for hit in result.hits:
@@ -250,4 +257,5 @@ def to_page(query: str, result: SearchResult, page: int, next_cursor: str | None
         hits=list(result.hits), facets=result.facets, provisions=list(result.provisions),
         expansion=result.expansion, removed_by_role=result.removed_by_role, removed_roles=result.removed_roles,
         page=page, next_cursor=next_cursor, notes=notes, ranking=result.ranking, ranking_note=result.ranking_note,
-        total=result.total, meaning_floor=result.meaning_floor, below_floor=result.below_floor)
+        total=result.total, meaning_floor=result.meaning_floor, below_floor=result.below_floor,
+        total_any=result.total_any, count_rule=result.count_rule)

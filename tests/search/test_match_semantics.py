@@ -2,8 +2,13 @@
 similarity floor for meaning-only hits, constraints on every hit, and the exact count of judgments matching.
 
 No sample judgment mentions dowry, so ``"dowry death"`` (a phrase) and ``xyzzyqwerty`` (no word of any
-judgment) must come back empty on both ranking paths; ``dowry death`` (two words) may bring only judgments
-with "death" in them, or meaning-only ones flagged and above the floor.
+judgment) must come back empty on both ranking paths; ``dowry death`` (two words) counts none (no judgment has
+every word), and may rank only judgments with "death" in them, each saying it lacks "dowry", or meaning-only ones
+flagged and above the floor.
+
+The counting rule (every word of a typed query) is checked against the node itself: the count, the date and
+cited-by sorts and the facets hold exactly the judgments an OpenSearch ``match`` with ``operator: and`` over the
+judgments' ``text`` finds for the same words.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
+from search.browse import explore
 from search.execute import Searcher, SearchResult
 from search.matching import MEANING_FLOORS
 from search.records import MatchKind
@@ -65,9 +71,11 @@ def test_absent_topic_brings_the_words_matches_and_nothing_under_the_floor(searc
     assert not _having(r"\bdowry")
     with_death = _having(r"\bdeaths?\b")
     result = _search(searcher, "dowry death", ranking)
-    assert result.total == len(with_death) > 0
+    # no judgment has every word (the count a lawyer reads); those with any are ranked, each saying what it lacks
+    assert result.total == 0 and result.total_any == len(with_death) > 0
     words = {h.judgment_id for h in result.hits if h.match is MatchKind.WORDS}
-    assert words == with_death  # every judgment with the word is in the window, and nothing else by the words
+    assert words == with_death  # every judgment with a word is in the window, and nothing else by the words
+    assert all(h.missing == ("dowry",) for h in result.hits if h.match is MatchKind.WORDS)
     for hit in result.hits:
         if hit.match is MatchKind.MEANING:
             assert not re.search(r"\bdeaths?\b|\bdowry", _text(hit.judgment_id), re.I)
@@ -113,10 +121,110 @@ def test_filters_hold_and_the_total_counts_within_them(searcher: Searcher, ranki
     assert all(h.decision_date and 1990 <= h.decision_date.year <= 1999 for h in nineties.hits)
 
 
-def test_a_filter_only_search_counts_the_judgments_matching_the_filters(searcher: Searcher) -> None:
+def _count(client: OpenSearch, aliases, query: dict) -> int:
+    return int(client.count(index=aliases["judgments"], body={"query": query})["count"])
+
+
+def _ids(client: OpenSearch, aliases, query: dict) -> set[str]:
+    hits = client.search(index=aliases["judgments"], body={"query": query, "size": 100, "_source": False})
+    return {hit["_id"] for hit in hits["hits"]["hits"]}
+
+
+def _and(words: str) -> dict:
+    return {"match": {"text": {"query": words, "operator": "and"}}}
+
+
+# typed queries some judgments have every word of and more have some of (on the 18 samples: 2 of 7, 4 of 12, 7 of
+# 12); "by" is a stopword, which drops out as it does from OpenSearch's operator "and"
+TYPED = ("murder by husband", "conviction acquittal witness", "death sentence")
+
+
+@pytest.mark.parametrize("ranking", PATHS)
+@pytest.mark.parametrize("words", TYPED)
+def test_the_count_requires_every_word_as_opensearch_and_does(searcher: Searcher, client: OpenSearch, aliases,
+                                                              ranking: str, words: str) -> None:
+    every, some = _count(client, aliases, _and(words)), _count(client, aliases, {"match": {"text": words}})
+    assert 0 < every < some, "the query must tell every word from any word on the samples"
+    result = _search(searcher, words, ranking, explain=False)
+    assert (result.total, result.total_any, result.count_rule) == (every, some, "every_word")
+    # Explore and the facets count the same judgments
+    assert sum(b["judgments"] for b in result.facets["court"]) == every  # every sample names its court
+    assert all(b["judgments"] <= every for b in result.facets["role"]) and result.facets["role"]
+    provisions = {b["key"]: b["judgments"] for b in result.facets["cited_provisions"]}
+    for key, judgments in provisions.items():
+        assert judgments == _count(client, aliases, {"bool": {"must": [_and(words)], "filter": [
+            {"term": {"cited_provisions": key}}]}})
+    explored = explore(client, aliases, SearchRequest.from_query(words, classify=False))
+    assert explored.judgments == every
+
+
+@pytest.mark.parametrize("sort", ["newest", "cited_by"])
+@pytest.mark.parametrize("words", TYPED)
+def test_the_date_and_cited_by_sorts_list_the_judgments_with_every_word(searcher: Searcher, client: OpenSearch,
+                                                                        aliases, sort: str, words: str) -> None:
+    every = _ids(client, aliases, _and(words))
+    result = _search(searcher, words, "ranker", sort=sort)
+    by_words = {h.judgment_id for h in result.hits if h.match is MatchKind.WORDS}
+    assert by_words == every and result.total == len(every)
+    assert all(h.missing == () for h in result.hits)
+    # anything else in the sorted set was found by meaning alone: it has none of the words
+    others = {h.judgment_id for h in result.hits} - every
+    assert not others & _ids(client, aliases, {"match": {"text": words}})
+    assert all(h.match is MatchKind.MEANING for h in result.hits if h.judgment_id in others)
+
+
+@pytest.mark.parametrize("ranking", PATHS)
+def test_a_hit_missing_a_word_says_which(searcher: Searcher, client: OpenSearch, aliases, ranking: str) -> None:
+    words = "murder by husband"
+    every = _ids(client, aliases, _and(words))
+    result = _search(searcher, words, ranking)
+    lacking = [h for h in result.hits if h.missing]
+    assert lacking, "the ranking reaches judgments with only some of the words"
+    for hit in result.hits:
+        if hit.match is not MatchKind.WORDS:
+            continue
+        assert (hit.judgment_id in every) == (hit.missing == ())
+        for word in ("murder", "husband"):
+            has = _count(client, aliases, {"bool": {"must": [{"match": {"text": word}}],
+                                                    "filter": [{"ids": {"values": [hit.judgment_id]}}]}})
+            assert (word in hit.missing) == (has == 0), (hit.judgment_id, word, hit.missing)
+        assert "by" not in hit.missing  # a stopword is no condition
+
+
+def test_a_pasted_text_counts_any_of_its_words(searcher: Searcher, client: OpenSearch, aliases) -> None:
+    pasted = ("The husband was convicted of murder of his wife on the evidence of a dying declaration recorded by "
+              "the magistrate, and the High Court confirmed the sentence of death passed by the Sessions Judge")
+    result = _search(searcher, pasted, "ranker")
+    assert result.count_rule == "any_word" and result.total_any is None
+    assert result.total == _count(client, aliases, {"match": {"text": pasted}})
+    assert all(h.missing == () for h in result.hits)
+
+
+def test_a_filter_only_search_lists_every_judgment_passing_the_filters_newest_first(searcher: Searcher,
+                                                                                    client: OpenSearch,
+                                                                                    aliases) -> None:
     result = _search(searcher, 'court:"Supreme Court of India"', "ranker")
     assert result.total == 18 and result.judgments_found == 18
     assert {h.match for h in result.hits} == {MatchKind.FILTERS}
+    cited = {"term": {"cited_provisions": "IPC s. 302"}}
+    passing = _ids(client, aliases, cited)
+    seen: list[str] = []
+    for page in (1, 2, 3, 4):  # relevance asked, pages of 2: every judgment, newest first, past one page
+        found = searcher.search(SearchRequest.from_query('statute:"IPC s. 302"', size=2, page=page, explain=True))
+        assert found.sort == "newest" and found.ranking_note and "no words to rank by" in found.ranking_note
+        assert found.total == found.judgments_found == len(passing) == 7 and found.count_rule == "filters"
+        seen += [h.judgment_id for h in found.hits]
+        for hit in found.hits:
+            assert hit.explanation is not None and hit.explanation.text.startswith("Cites IPC s. 302")
+            assert hit.court in hit.explanation.text
+    assert len(seen) == len(set(seen)) and set(seen) == passing
+    dates = [d for d in (_stored_dates(client, aliases)[j] for j in seen) if d]
+    assert dates == sorted(dates, reverse=True)
+
+
+def _stored_dates(client: OpenSearch, aliases) -> dict[str, str | None]:
+    hits = client.search(index=aliases["judgments"], body={"size": 100, "_source": ["decision_date"]})
+    return {h["_id"]: h["_source"].get("decision_date") for h in hits["hits"]["hits"]}
 
 
 def test_the_cli_says_what_matched(opensearch_settings, aliases) -> None:
@@ -134,11 +242,17 @@ def test_the_cli_says_what_matched(opensearch_settings, aliases) -> None:
     assert empty.exit_code == 0 and "No judgment matches '\"dowry death\"'" in empty.stdout
     words = runner.invoke(cli, [*base, "dowry death", "--size", "3"], catch_exceptions=False)
     assert words.exit_code == 0
-    assert re.search(r"(\d+) judgments match the words; showing the best \1", words.stdout)
+    assert re.search(r"0 judgments have every word · (\d+) have any; showing the best \1", words.stdout)
+    assert "missing: dowry" in words.stdout
     fused = runner.invoke(cli, [*base, "homicide", "--ranking", "fusion", "--size", "18"], catch_exceptions=False)
-    assert "2 judgments match the words; showing the best" in fused.stdout
+    assert "2 judgments have every word · 2 have any; showing the best" in fused.stdout
     assert "matched by meaning only" in fused.stdout
     data = json.loads(runner.invoke(cli, [*base, "homicide", "--ranking", "fusion", "--json"],
                                     catch_exceptions=False).stdout)
     assert data["total"] == 2 and data["meaning_floor"] == 0.42
     assert {hit["match"] for hit in data["hits"]} == {"words", "meaning"}
+    data = json.loads(runner.invoke(cli, [*base, "murder by husband", "--json", "--size", "18"],
+                                    catch_exceptions=False).stdout)
+    assert (data["total"], data["total_any"], data["count_rule"]) == (2, 7, "every_word")
+    missing = {tuple(hit["missing"]) for hit in data["hits"] if hit["match"] == "words"}
+    assert () in missing and any(missing - {()}) and all(set(m) <= {"murder", "husband"} for m in missing)

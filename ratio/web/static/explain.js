@@ -2,7 +2,9 @@
 (function () {
   const slots = Array.from(document.querySelectorAll(".why[data-id]"));
   const fill = async (slot) => {
-    const url = "/ui/explain?" + new URLSearchParams({ q: slot.dataset.q, judgment_id: slot.dataset.id });
+    // the search's filters come along: a search of filters alone is explained by them
+    const filters = slot.dataset.filters ? "&" + slot.dataset.filters : "";
+    const url = "/ui/explain?" + new URLSearchParams({ q: slot.dataset.q, judgment_id: slot.dataset.id }) + filters;
     try {
       const response = await fetch(url, { headers: { Accept: "text/html" } });
       slot.innerHTML = response.ok ? await response.text() : '<span class="muted">No explanation.</span>';

@@ -37,6 +37,9 @@ def test_search_filter_and_explanations(page) -> None:
     shot(page, "search")
 
     # a facet value is a selection that narrows the search: pick the first year with judgments on the histogram
+    # (the facets count the judgments with every word: no sample judgment has "misappropriated", so murder here)
+    page.goto("/?q=murder+evidence")
+    page.wait_for_selector("ol.hits li.hit")
     year_link = page.locator("section.facet[data-facet=year] a[data-year]").first
     year = year_link.get_attribute("data-year")
     year_link.click()
@@ -76,26 +79,29 @@ def test_a_phrase_with_no_match_says_no_judgment_matches(page) -> None:
     text = message.inner_text()
     assert text.startswith("No judgment matches") and '"dowry death"' in text and "decided from 1990" in text
     assert page.locator("ol.hits li.hit").count() == 0
-    assert page.locator("#summary").inner_text().startswith("0 judgments match the words ·")
+    assert page.locator("#summary").inner_text().startswith("0 judgments have every word · 0 have any ·")
     shot(page, "search-no-match")
 
     page.goto("/?q=xyzzyqwerty")
     page.locator("#no-match").wait_for()
     assert page.locator("ol.hits li.hit").count() == 0
 
-    # plain words: the count of judgments with them beside the window, and no hit labelled wrongly
+    # plain words: none has every word, some have one; each of those says what it lacks, and no hit is labelled
+    # wrongly
     page.goto("/?q=dowry+death")
     page.wait_for_selector("ol.hits li.hit")
     summary = page.locator("#summary").inner_text()
-    assert re.match(r"\d+ judgments match the words; showing 1–\d+ of the best \d+", summary)
+    some = re.match(r"0 judgments have every word · (\d+) have any; showing 1–\d+ of the best \d+", summary)
+    assert some, summary
     labelled = page.locator("ol.hits li.hit .match-meaning").count()
-    assert labelled == page.locator("ol.hits li.hit").count() - int(summary.split()[0])
+    assert labelled == page.locator("ol.hits li.hit").count() - int(some.group(1))
+    assert page.locator("ol.hits li.hit .match-missing").all_inner_texts() == ["missing: dowry"] * int(some.group(1))
     shot(page, "search-words-count")
 
     # a role filter runs the fusion path, whose vector half finds murder appeals without the word: labelled
     page.goto("/?q=homicide&role=analysis&mode=filter")
     page.wait_for_selector("ol.hits li.hit")
-    assert page.locator("#summary").inner_text().startswith("2 judgments match the words; showing 1–")
+    assert page.locator("#summary").inner_text().startswith("2 judgments have every word · 2 have any; showing 1–")
     label = page.locator("ol.hits li.hit .match-meaning")
     assert label.count() >= 1 and label.first.inner_text() == "matched by meaning only"
     shot(page, "search-meaning-only")
