@@ -59,6 +59,7 @@ def _name_analysis() -> dict[str, dict[str, Any]]:
     """The ``ratio_name`` analyzer and its parts, built from the party word lists (the same in every language)."""
     rules = party_name_rules()
     aliases = [f"{word} => {expansion}" for word, expansion in sorted(rules["aliases"].items())]
+    dropped = sorted({*rules["filler"], *rules["separators"], *rules["other_names"]})
     return {
         "char_filter": {
             "ratio_name_symbols": {"type": "mapping", "mappings": [
@@ -67,8 +68,7 @@ def _name_analysis() -> dict[str, dict[str, Any]]:
             "ratio_name_initials": {"type": "pattern_replace", "pattern": _INITIALS, "replacement": "$1"},
         },
         "filter": {
-            "ratio_name_stop": {"type": "stop", "stopwords": sorted({*rules["filler"], *rules["separators"], *rules["other_names"]}),
-                                "ignore_case": True},
+            "ratio_name_stop": {"type": "stop", "stopwords": dropped, "ignore_case": True},
             "ratio_name_aliases": {"type": "synonym", "synonyms": aliases},
         },
         "analyzer": {
