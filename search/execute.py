@@ -253,7 +253,8 @@ class Searcher:
             return None, reason
         vector = self.vector(request)
         found = ranker.rank(request.semantic_text or request.text, vector=vector,
-                            filters=serve.constraints(request), explain=depth or request.page * request.size,
+                            filters=serve.constraints(request),
+                            explain=depth or (request.page * request.size if request.explain else 0),
                             understanding=request.understanding)
         similarity = {j.judgment_id: cosine(j.features["sim_chunk"]) for j in found.judgments
                       if j.features.get("sim_chunk")}
