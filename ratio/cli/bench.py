@@ -55,7 +55,10 @@ def bench() -> None:
 
 
 @bench.command("search")
-@click.argument("queries", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("queries", type=click.Path(exists=True, path_type=Path), required=False)
+@click.option("--typed", is_flag=True,
+              help="Typed queries: the typed-query benchmark's (QUERIES: its folder; default the packaged one drawn "
+                   "from AILA 2019), searched as typed (names, provisions, topic words), every kind in turn.")
 @limit_option()
 @max_words_option(help="Cut each query to its first N words (AILA fact patterns run past the 1,000-word query "
                        "limit).")
@@ -69,19 +72,25 @@ def bench() -> None:
 @llm_options
 @json_option()
 @click.pass_obj
-def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int, role_mode: str, rerank_top: int,
-                 modes: tuple[str, ...], reranker: str | None, encoder: str | None, llm_kind: str | None,
-                 llm_model: str | None, llm_url: str | None, as_json: bool) -> None:
+def bench_search(ctx: Context, queries: Path | None, typed: bool, limit: int | None, max_words: int, role_mode: str,
+                 rerank_top: int, modes: tuple[str, ...], reranker: str | None, encoder: str | None,
+                 llm_kind: str | None, llm_model: str | None, llm_url: str | None, as_json: bool) -> None:
     """Latency per search path over the queries in QUERIES (one per line, or AILA's Query_doc.txt).
 
-    The queries are searched as plain words (their quotes and operators neutralised), as pasted prose is.
+    The queries are searched as plain words (their quotes and operators neutralised), as pasted prose is; with
+    --typed, the typed-query benchmark's queries are searched as typed (the kinds interleaved, --limit of them).
     With --llm, the LLM steps are measured too, without the answer cache.
     """
     try:
         llm = open_llm(settings.LLMSettings.read(kind=llm_kind, model=llm_model, url=llm_url), cache=False)
     except (ValueError, LLMError) as exc:
         raise click.ClickException(str(exc)) from exc
-    texts = [as_plain_text(text, max_words) for text in read_queries(queries)[:limit]]
+    if typed:
+        texts = typed_texts(queries, limit)
+    elif queries is None:
+        raise click.UsageError("give a QUERIES file, or --typed for the typed-query benchmark")
+    else:
+        texts = [as_plain_text(text, max_words) for text in read_queries(queries)[:limit]]
     client = ctx.client()
     aliases = ctx.aliases()
     model, rescoring = search_encoders(client, aliases, encoder)
@@ -100,6 +109,19 @@ def bench_search(ctx: Context, queries: Path, limit: int | None, max_words: int,
     for r in results:
         table.add_row(r.mode, str(r.queries), f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}", f"{r.mean_ms:.1f}")
     Console().print(table)
+
+
+def typed_texts(folder: Path | None, limit: int | None) -> list[str]:
+    """The typed benchmark's query texts, the kinds interleaved (a title, a short form, a party, ...), so that a
+    --limit takes every kind alike."""
+    from itertools import chain, zip_longest
+
+    from ratio.cli.eval_typed import typed_folder
+    from search.evaluate.typed import load
+
+    benchmark = load(typed_folder(folder))
+    rounds = zip_longest(*(benchmark.part(kind=kind) for kind in benchmark.kinds))
+    return [q.text for q in chain.from_iterable(rounds) if q is not None][:limit]
 
 
 @bench.command("api")
