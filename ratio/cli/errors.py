@@ -68,7 +68,7 @@ class RatioGroup(click.Group):
             ctx.meta[JSON_KEY] = True
         try:
             return super().invoke(ctx)
-        except CommandError:
+        except (CommandError, click.exceptions.Exit):  # Exit: --help and --version, done (nothing to translate)
             raise
         except click.ClickException as exc:
             if ctx.meta.get(JSON_KEY):
