@@ -109,6 +109,9 @@ def configs_command() -> None:
 @max_words_option(help="Cut each query to N words.")
 @click.option("--candidates", default=1000, show_default=True, help="Chunks fetched per sub-query.")
 @out_option
+@click.option("--run", "runs", multiple=True, metavar="LABEL=FILE",
+              help="Rankings made elsewhere (JSON: qid -> judgment ids, best first; scripts/rankings.py makes them "
+                   "with any checkout) scored as configuration run:LABEL (repeatable): a 'before' row.")
 @click.option("--ranker-model", "ranker_models", multiple=True, metavar="LABEL=FOLDER",
               help="A learned ranker model for configuration ranker:LABEL (repeatable): ablations and candidates "
                    "scored on the default's features.")
@@ -123,7 +126,8 @@ def configs_command() -> None:
 @click.pass_obj
 def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | None, qrels_path: Path | None,
                 configs: tuple[str, ...], baseline: str | None, limit: int | None, half: str | None,
-                split: str | None, max_words: int, candidates: int, out: Path, ranker_models: tuple[str, ...],
+                split: str | None, max_words: int, candidates: int, out: Path, runs: tuple[str, ...],
+                ranker_models: tuple[str, ...],
                 reranker: str | None, rerank_weight: float, labelled: tuple[str, ...], encoder: str | None,
                 llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:
     """Run CONFIGs on BENCHMARK, score them (MAP, P@10, Bpref, MRR, nDCG@10, R@100, R@1000), test each
@@ -132,9 +136,10 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     BENCHMARK 'typed' is the typed-query benchmark (names, provisions, topic words; --queries: its folder,
     default the packaged one drawn from the AILA 2019 corpus), scored per kind: success@1, success@10 and MRR@10
     for known items, MAP and nDCG@10 for the rest, one report per kind under --out."""
+    saved = _saved_runs(runs)
     if benchmark == "typed":
         _run_typed(ctx, queries_path, configs, baseline, limit, half, split, candidates, out, ranker_models,
-                   encoder)
+                   encoder, saved)
         return
     default_queries, default_qrels, task = BENCHMARKS[benchmark]
     queries_path = queries_path or data / default_queries
@@ -168,22 +173,23 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
                    for label, folder in (_label(spec, "--ranker-model") for spec in ranker_models)]
     except (ValueError, RankerModelError) as exc:
         raise click.ClickException(str(exc)) from exc
-    runner = Runner(searcher, max_words=max_words, candidates=candidates, rerankers=rerankers, rankers=rankers)
+    runner = Runner(searcher, max_words=max_words, candidates=candidates, rerankers=rerankers, rankers=rankers,
+                    saved=saved)
     names = list(dict.fromkeys(configs)) or [c.name for c in CONFIGS.values()
                               if c.task == task and (llm or not c.llm)] + [f"ranker:{r.label}" for r in rankers]
     try:
         chosen = [runner.check(name) for name in names]
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
-    if any(c.task != task for c in chosen):
+    if any(c.task not in (task, "any") for c in chosen):
         raise click.ClickException(f"{benchmark} ranks {task}; these configurations rank something else: "
-                                   f"{', '.join(c.name for c in chosen if c.task != task)}")
+                                   f"{', '.join(c.name for c in chosen if c.task not in (task, 'any'))}")
     results: list[tuple[str, dict, Evaluation]] = []
     for config in chosen:
         started = time.perf_counter()
         rankings = {}
         for query in queries:
-            rankings[query.qid] = runner.rank(config.name, query.text)
+            rankings[query.qid] = runner.rank(config.name, query.text, query.qid)
         seconds = time.perf_counter() - started
         evaluation = evaluate(ranked_run(rankings), qrels)
         options = {"description": config.description, "seconds": round(seconds, 1), "max_words": max_words,
@@ -227,9 +233,26 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     click.echo(f"report: {files.markdown}")
 
 
+def _saved_runs(specs: tuple[str, ...]) -> dict[str, dict[str, list[str]]]:
+    """``--run LABEL=FILE`` options read: label -> qid -> ranked ids."""
+    import json
+
+    saved = {}
+    for spec in specs:
+        try:
+            label, path = _label(spec, "--run")
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (ValueError, OSError) as exc:
+            raise click.ClickException(str(exc)) from exc
+        if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+            raise click.ClickException(f"--run {spec!r}: expected a JSON object of qid -> list of ids")
+        saved[label] = {str(k): [str(d) for d in v] for k, v in data.items()}
+    return saved
+
+
 def _run_typed(ctx: Context, folder: Path | None, configs: tuple[str, ...], baseline: str | None, limit: int | None,
                half: str | None, split: str | None, candidates: int, out: Path, ranker_models: tuple[str, ...],
-               encoder: str | None) -> None:
+               encoder: str | None, saved: dict[str, dict[str, list[str]]]) -> None:
     from ratio.cli.eval_typed import command_line, run_typed
 
     if half:
@@ -241,7 +264,7 @@ def _run_typed(ctx: Context, folder: Path | None, configs: tuple[str, ...], base
                    for label, path in (_label(spec, "--ranker-model") for spec in ranker_models)]
     except (ValueError, RankerModelError) as exc:
         raise click.ClickException(str(exc)) from exc
-    runner = Runner(Searcher(ctx.client(), aliases, model), candidates=candidates, rankers=rankers)
+    runner = Runner(Searcher(ctx.client(), aliases, model), candidates=candidates, rankers=rankers, saved=saved)
     names = list(dict.fromkeys(configs)) or ["fulltext_bm25", "title_bm25", "default"]
     try:
         for name in names:

@@ -70,7 +70,7 @@ def run_typed(runner: Runner, folder: Path | None, names: list[str], baseline: s
         results: list[tuple[str, dict, Evaluation]] = []
         for name in names:
             started = time.perf_counter()
-            rankings = {q.qid: drop_excluded(runner.rank(name, q.text), q) for q in queries}
+            rankings = {q.qid: drop_excluded(runner.rank(name, q.text, q.qid), q) for q in queries}
             seconds = time.perf_counter() - started
             evaluation = evaluate(ranked_run(rankings), qrels, measures(kind))
             results.append((name, {"seconds": round(seconds, 1), "description": runner.check(name).description},

@@ -24,7 +24,7 @@ candidates rather than one page. Queries are searched as plain words cut to ``ma
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -138,8 +138,10 @@ class Runner:
 
     def __init__(self, searcher: Searcher, *, max_words: int = 300, candidates: int = 1000, depth: int = 1000,
                  rerank_top: int = 50, rerankers: Sequence[LabelledReranker] = (),
-                 rankers: Sequence[LabelledRanker] = ()) -> None:
+                 rankers: Sequence[LabelledRanker] = (),
+                 saved: Mapping[str, Mapping[str, Sequence[str]]] | None = None) -> None:
         self.searcher = searcher
+        self.saved = dict(saved or {})  # label -> qid -> judgment ids: rankings made elsewhere (run:LABEL)
         self.rerankers = {r.label: r for r in rerankers}
         self.rankers = {r.label: r for r in rankers}
         self._matrices: dict[tuple[str, bool], FeatureMatrix] = {}  # per text and path, for ranker:LABEL runs
@@ -155,6 +157,11 @@ class Runner:
 
     def check(self, name: str) -> Config:
         """The configuration ``name``, if this runner can run it; a ValueError saying why not otherwise."""
+        if name.startswith("run:"):
+            if name.split(":", 1)[1] not in self.saved:
+                raise ValueError(f"configuration {name!r} names no saved run; saved: {', '.join(self.saved) or 'none'}")
+            return Config(name, "any", "rankings made elsewhere and read from a file (scripts/rankings.py: "
+                          "another checkout's default, say), scored as they are")
         if name.startswith("hybrid_rerank:"):
             label = name.split(":", 1)[1]
             if label not in self.rerankers:
@@ -224,9 +231,12 @@ class Runner:
         s = self.searcher
         return self._judgments(s.hits(s.client.search(index=s.aliases["chunks"], body=body)))
 
-    def rank(self, name: str, text: str) -> list[str]:
-        """Document ids for ``text`` under configuration ``name``, best first."""
+    def rank(self, name: str, text: str, qid: str | None = None) -> list[str]:
+        """Document ids for ``text`` under configuration ``name``, best first (a saved run, ``run:LABEL``, is
+        looked up by ``qid``)."""
         self.check(name)
+        if name.startswith("run:"):
+            return list(self.saved[name.split(":", 1)[1]].get(qid or "", ()))[: self.depth]
         s = self.searcher
         if name in ("default", "fusion") or name.startswith("ranker:"):
             return self._rank_default(name, text)

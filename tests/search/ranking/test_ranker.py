@@ -132,8 +132,8 @@ def test_no_match_is_an_answer(ratio_client) -> None:
 
 
 def test_fallback_says_why(ratio_client) -> None:
-    result = ratio_client.search("court:Supreme")  # filter-only: nothing to rank by
-    assert result.ranking == "fusion" and "filter-only" in (result.ranking_note or "")
+    result = ratio_client.search("court:Supreme")  # filter-only: nothing to rank by, so every match newest first
+    assert result.ranking == "sorted:newest" and "no words to rank by" in (result.ranking_note or "")
     asked = ratio_client.search("murder appeal", ranking="fusion")
     assert asked.ranking == "fusion" and asked.ranking_note == "fusion was asked for"
 
