@@ -1,6 +1,8 @@
 """Latency of the search paths, measured in one run over the same queries: figures, not assertions.
 
-Each mode runs every query once after one warm-up query: ``bm25`` (BM25 body alone), ``knn`` (query
+Each mode runs every query once after one warm-up query: ``bm25`` (BM25 body alone), ``bm25_page`` (what a
+plain BM25 search engine does to show a page: BM25 over whole judgments with the exact count, then the page's
+judgments and their highlighted passages in one more round trip, as the ranker's page is fetched), ``knn`` (query
 embedding plus the k-NN body), ``hybrid`` (embedding, hybrid body, roll-up and judgment lookup: a full
 search), ``hybrid_rerank`` (the same plus reranking of the top chunks). With an LLM (give the searcher
 an uncached one, or every run after the first is a cache hit): ``hybrid_expand_issues`` (three issues
@@ -16,11 +18,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from search.builders import bm25_body, knn_body
+from search.builders import bm25_body, knn_body, text_query
+from search.document_query import FULLTEXT_FIELDS
 from search.execute import Searcher
+from search.ranking import serve
+from search.ranking.bodies import IDS_ONLY
 from search.request import RankingMode, SearchRequest
 
-MODES = ("bm25", "knn", "hybrid", "hybrid_rerank", "ranker", "document")
+MODES = ("bm25", "bm25_page", "knn", "hybrid", "hybrid_rerank", "ranker", "document")
 LLM_MODES = ("hybrid_expand_issues", "provisions_parametric", "hybrid_explain_llm")
 
 
@@ -47,6 +52,8 @@ def _runner(searcher: Searcher, mode: str) -> Callable[[SearchRequest], object]:
     index = searcher.aliases["chunks"]
     if mode == "bm25":
         return lambda r: searcher.client.search(index=index, body=bm25_body(r))
+    if mode == "bm25_page":
+        return lambda r: _bm25_page(searcher, r)
     if mode == "knn":
         return lambda r: searcher.client.search(index=index, body=knn_body(r, searcher.vector(r)))
     if mode == "hybrid":
@@ -68,6 +75,21 @@ def _runner(searcher: Searcher, mode: str) -> Callable[[SearchRequest], object]:
     if mode == "hybrid_explain_llm":
         return lambda r: searcher.search(replace(r, rerank=False, size=3, explain=True, explain_top=3))
     raise ValueError(f"unknown benchmark mode {mode!r}; choose from {MODES + LLM_MODES}")
+
+
+def _bm25_page(searcher: Searcher, request: SearchRequest) -> object:
+    """A plain BM25 search's page: the best ``size`` judgments by BM25 over their whole text, counted exactly,
+    then the page's judgments and passages (:mod:`search.ranking.serve`'s bodies) in one ``_msearch``."""
+    judgments = searcher.aliases["judgments"]
+    assert request.query is not None
+    body = {"query": text_query(request.query, FULLTEXT_FIELDS), "size": request.size, **IDS_ONLY,
+            "track_total_hits": True}
+    found = searcher.client.search(index=judgments, body=body)["hits"]["hits"]
+    ids = [hit["fields"]["judgment_id"][0] for hit in found]
+    lines: list[dict] = [{"index": judgments}, serve.judgments_body(ids)]
+    for page_body in serve.passage_requests(request, ids, None):
+        lines += [{"index": searcher.aliases["chunks"]}, page_body]
+    return searcher.client.msearch(body=lines) if ids else None
 
 
 def measure(searcher: Searcher, requests: Sequence[SearchRequest], modes: Sequence[str] = MODES) -> list[Latency]:

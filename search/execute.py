@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import time
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -187,19 +188,30 @@ class Searcher:
         words (:mod:`search.matching`). ``similarity`` (cosines, when the caller has them) saves the request that
         measures the meaning-only judgments' closest passages; ``check_constraints`` False when every id is
         known to satisfy them (the ranker's candidates)."""
+        lines: list[dict[str, Any]] = []
+        for index, body in self.match_requests(request, ids, check_constraints):
+            lines += [{"index": index}, body]
+        return self.matched(request, ids, self.client.msearch(body=lines)["responses"], similarity)
+
+    def match_requests(self, request: SearchRequest, ids: Sequence[str],
+                       check_constraints: bool = True) -> list[tuple[str, dict[str, Any]]]:
+        """The requests :meth:`match` sends, as ``(index, body)``: the ranker sends them with its features."""
         bodies = [("judgments", count_body(request))]
-        any_word = request.query is not None and request.every_word  # the any-word count beside the rule's
-        if any_word:
+        if request.query is not None and request.every_word:  # the any-word count beside the rule's
             bodies.append(("judgments", count_body(request, any_word=True)))
         if ids:
             bodies.append(("judgments", words_body(request, ids)))
             allowed = allowed_body(request, ids) if check_constraints else None
             if allowed is not None:
                 bodies.append(("judgments", allowed))
-        lines: list[dict[str, Any]] = []
-        for kind, body in bodies:
-            lines += [{"index": self.aliases[kind]}, body]
-        responses = self.client.msearch(body=lines)["responses"]
+        return [(self.aliases[kind], body) for kind, body in bodies]
+
+    def matched(self, request: SearchRequest, ids: Sequence[str], answers: Sequence[Mapping[str, Any]],
+                similarity: dict[str, float] | None = None, named: Collection[str] = ()) -> Matching:
+        """:meth:`match`'s decision from the answers to :meth:`match_requests`; ``named``: judgments a citation
+        typed alone names (kept though their text never writes it)."""
+        responses = list(answers)
+        any_word = request.query is not None and request.every_word
         for response in responses:
             if "error" in response:
                 raise RuntimeError(f"the match count failed: {response['error']}")
@@ -214,7 +226,7 @@ class Searcher:
             found = self.client.search(index=self.aliases["chunks"], body=body)["hits"]["hits"]
             similarity = {h["fields"]["judgment_id"][0]: cosine(h["_score"]) for h in found}
         return Matching.decide(request, ids, total=total, floor=self.floor, words=words, allowed=allowed_ids,
-                               similarity=similarity or {}, total_any=total_any, missing=missing)
+                               similarity=similarity or {}, total_any=total_any, missing=missing, named=named)
 
     def fused_window(self, request: SearchRequest, chunks: list[ChunkHit],
                      passages: int = 3) -> tuple[list[JudgmentChunks], Matching]:
@@ -252,14 +264,19 @@ class Searcher:
         if ranker is None:
             return None, reason
         vector = self.vector(request)
+        # what each candidate matched and the exact counts ride with the features (one round trip fewer);
+        # every candidate source applied the constraints, so they are not checked again
         found = ranker.rank(request.semantic_text or request.text, vector=vector,
                             filters=serve.constraints(request),
                             explain=depth or (request.page * request.size if request.explain else 0),
-                            understanding=request.understanding)
+                            understanding=request.understanding,
+                            also=lambda ids: self.match_requests(request, ids, check_constraints=False))
         similarity = {j.judgment_id: cosine(j.features["sim_chunk"]) for j in found.judgments
                       if j.features.get("sim_chunk")}
-        matching = self.match(request, [j.judgment_id for j in found.judgments], similarity,
-                              check_constraints=False)  # every candidate source applied the constraints
+        ids = [j.judgment_id for j in found.judgments]
+        named = found.sources.named if found.sources else {}
+        matching = self.matched(request, ids, found.extra, similarity, named) if found.extra else \
+            self.match(request, ids, similarity, check_constraints=False)
         kept = tuple(j for j in found.judgments if matching.keeps(j.judgment_id))
         return dataclasses.replace(found, judgments=kept, matching=matching), None
 

@@ -36,12 +36,13 @@ hit effectively never passes and search is lexical; MiniLM separates them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from backends.encoders import DEFAULT_ENCODER, STATIC_ENCODER
+from legal.citations import extract_citations
 from search.builders import text_query
 from search.document_query import FULLTEXT_FIELDS
 from search.ranking.bodies import IDS_ONLY
@@ -150,7 +151,14 @@ def required_words(request: SearchRequest) -> list[tuple[str, Body]]:
     if not query.should or (len(query.should) == 1 and not query.must):
         return []
     items: dict[str, Body] = {}  # a word typed twice is one condition
-    for item in query.should:
+    legal = _legal_words(query.should)
+    for position, item in enumerate(query.should):
+        if position in legal:  # the words of a citation or provision are one condition, as the index reads them
+            first, last = legal[position]
+            if position == first:
+                words = [term.text for term in query.should[first:last + 1]]  # type: ignore[union-attr]
+                items.setdefault(" ".join(words), _all_words(words, name=" ".join(words)))
+            continue
         if isinstance(item, Term):
             items.setdefault(item.text, _all_words([item.text], name=item.text))
             continue
@@ -160,6 +168,27 @@ def required_words(request: SearchRequest) -> list[tuple[str, Body]]:
             label = f"({positive_text(item)})"
         items.setdefault(label, {"bool": {"must": [every_word_query(item)], "_name": label}})
     return list(items.items())
+
+
+def _legal_words(items: Sequence[Node]) -> dict[int, tuple[int, int]]:
+    """Positions of the bare words in ``items`` that together write a reporter citation or a provision (``AIR 1958
+    SC 465``, ``section 304B IPC``), each mapped to its run's first and last position: the index reads such a run as
+    one token (``air_1958_sc_465``), so its words are required, and found missing, together."""
+    starts: list[tuple[int, int]] = []  # (character offset, position) of each bare word in the joined text
+    text = ""
+    for position, item in enumerate(items):
+        if isinstance(item, Term):
+            starts.append((len(text), position))
+            text += item.text + " "
+        else:
+            text += "\n"  # a phrase or group between words breaks a run
+    runs: dict[int, tuple[int, int]] = {}
+    for citation in extract_citations(text, kinds={"judgment", "provision"}):
+        inside = [position for offset, position in starts if citation.start <= offset < citation.end]
+        if len(inside) > 1:
+            for position in inside:
+                runs[position] = (inside[0], inside[-1])
+    return runs
 
 
 def lexical_query(request: SearchRequest, *, any_word: bool = False) -> Body:
@@ -251,8 +280,10 @@ class Matching:
     def decide(cls, request: SearchRequest, ids: Iterable[str], *, total: int, floor: float,
                words: frozenset[str], allowed: frozenset[str] | None,
                similarity: Mapping[str, float], total_any: int | None = None,
-               missing: Mapping[str, tuple[str, ...]] | None = None) -> Matching:
-        """Sort ``ids`` into words matches (``words``: those with any of the words), meaning matches at or above
+               missing: Mapping[str, tuple[str, ...]] | None = None,
+               named: Collection[str] = ()) -> Matching:
+        """Sort ``ids`` into words matches (``words``: those with any of the words), citation matches (``named``:
+        the judgments a citation typed alone names through the corpus's use of it), meaning matches at or above
         ``floor``, and the rest. ``similarity`` must hold a cosine for every allowed id outside ``words`` (missing
         counts as no match); ``missing`` (by judgment) is kept for the words matches."""
         kinds: dict[str, MatchKind] = {}
@@ -264,6 +295,8 @@ class Matching:
                 excluded += 1
             elif doc in words:
                 kinds[doc] = MatchKind.FILTERS if only_filters else MatchKind.WORDS
+            elif doc in named:
+                kinds[doc] = MatchKind.CITATION
             elif similarity.get(doc, float("-inf")) >= floor:
                 kinds[doc] = MatchKind.MEANING
                 kept_similarity[doc] = round(similarity[doc], 4)

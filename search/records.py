@@ -37,11 +37,14 @@ _HIDDEN_SUMMARY = frozenset({"provenance"})  # how the summary was made: for the
 
 class MatchKind(StrEnum):
     """What a hit matched (:mod:`search.matching`): the query's words, only its meaning (found by the vector
-    side alone, above the similarity floor), or, for a search with no words, its filters."""
+    side alone, above the similarity floor), for a search with no words its filters, or, for a reporter citation
+    typed alone, the citation: the judgment is the one the corpus cites by it, though its own text never writes it
+    (:mod:`search.ranking.known`)."""
 
     WORDS = "words"
     MEANING = "meaning"
     FILTERS = "filters"
+    CITATION = "citation"
 
 
 def _strings(value: Any) -> tuple[str, ...]:

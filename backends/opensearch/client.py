@@ -7,6 +7,7 @@ import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 from opensearchpy import JSONSerializer, OpenSearch, Transport
@@ -56,6 +57,16 @@ class ConnectionSettings:
         if not hosts:
             raise ValueError("an OpenSearch URL is empty")
         return hosts
+
+    @property
+    def compress(self) -> bool:
+        """Whether requests and answers are gzipped: over a network it saves time (a ranked search reads about a
+        megabyte of JSON), on this machine's loopback it only costs CPU on both ends (about 10 ms a search)."""
+        return not all((urlsplit(host if "//" in host else f"http://{host}").hostname or "") in _LOOPBACK
+                       for host in self.hosts)
+
+
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def lost_shards(answer: Any) -> bool:
@@ -153,7 +164,7 @@ def connect(settings: ConnectionSettings) -> OpenSearch:
         retry_on_timeout=True,
         retry_on_status=(502, 503, 504),
         max_retries=3,
-        http_compress=True,
+        http_compress=settings.compress,
         transport_class=NodeLossTransport,
         serializer=FastJSONSerializer(),
     )

@@ -32,7 +32,7 @@ Score features come raw and divided by the best candidate's score (a query-indep
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,6 +129,7 @@ class FeatureMatrix:
     ids: tuple[str, ...]
     values: np.ndarray
     meta: Mapping[str, Mapping[str, Any]]
+    extra: tuple[Mapping[str, Any], ...] = ()  # the answers to the caller's own requests sent along (``also``)
 
     def column(self, name: str) -> np.ndarray:
         return self.values[:, FEATURES.index(name)]
@@ -299,14 +300,18 @@ class Features:
         return scores[:, chosen].max(axis=1) if chosen else np.zeros(len(scores))
 
     def features(self, profile: QueryProfile, candidates: Candidates, *, vector: Sequence[float] | None = None,
-                 filters: Sequence[Body] = (), exclude: Sequence[str] = ()) -> FeatureMatrix:
+                 filters: Sequence[Body] = (), exclude: Sequence[str] = (),
+                 also: Callable[[Sequence[str]], Sequence[tuple[str, Body]]] | None = None) -> FeatureMatrix:
         """The feature matrix of ``candidates`` for ``profile`` (semantic features are missing without ``vector``).
         ``exclude`` names the query's own judgment when it is in the corpus: its citations are left out of the
-        graph features, or a judgment would count as "cited" because the query itself cites it."""
+        graph features, or a judgment would count as "cited" because the query itself cites it. ``also`` gives
+        requests of the caller's about the candidates (``(index, body)``: what each matched, the exact counts)
+        that ride in the same round trip; their answers are the matrix's ``extra``."""
         ids = candidates.ids
         if not ids:
             return FeatureMatrix((), np.zeros((0, len(FEATURES)), dtype=np.float32), {})
         requests = self._requests(profile, candidates, vector, filters)
+        riders = list(also(ids)) if also else []
         shared = {"cited_provisions": profile.provisions, "cited_judgments": profile.cited, "citations": profile.cited}
         words = _query_words(profile)
         if words:
@@ -314,7 +319,9 @@ class Features:
         values = (*_META_VALUES, TITLE_FIELD) if profile.typed else _META_VALUES
         requests.append((self.aliases["judgments"], bodies.metadata_body(ids, values, shared,
                                                                          fields={WORD_FIELD: "text"})))
-        *responses, metadata = _msearch(self.client, requests)
+        answers = _msearch(self.client, [*requests, *riders])
+        *responses, metadata = answers[:len(requests)]
+        extra = tuple(answers[len(requests):])
         meta = _metadata(metadata)
         columns: dict[str, np.ndarray] = {}
         n = len(ids)
@@ -366,7 +373,7 @@ class Features:
                                                    np.array([float(d in candidates.named) for d in ids]))
         columns.update(_graph_columns(self.graph, ids, long, ignore=frozenset(exclude)))
         values = np.column_stack([columns[name] for name in FEATURES]).astype(np.float32)
-        return FeatureMatrix(ids, values, meta)
+        return FeatureMatrix(ids, values, meta, extra)
 
 
 def _role_table(per_role: Mapping[str, Mapping[str, float]], ids: Sequence[str]) -> tuple[np.ndarray, list[str]]:

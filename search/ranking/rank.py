@@ -9,7 +9,7 @@ strongest evidence (:mod:`search.ranking.evidence`).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,10 @@ from search.understand import Understanding
 if TYPE_CHECKING:
     from search.matching import Matching
 
-__all__ = ["RankedJudgment", "Ranker", "Ranking"]
+__all__ = ["Also", "RankedJudgment", "Ranker", "Ranking"]
+
+# requests of the caller's about the candidates (given their ids), sent in the features' round trip
+Also = Callable[[Sequence[str]], Sequence[tuple[str, dict[str, Any]]]]
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class Ranking:
     vector: tuple[float, ...] | None = None  # the query vector it was ranked with (the page's passages reuse it)
     matching: Matching | None = None  # what each judgment matched (search.matching), set by the searcher
     sources: Candidates | None = None  # which candidate source found each judgment (a brief's matched contexts)
+    extra: tuple[Mapping[str, Any], ...] = ()  # the answers to the caller's requests sent with the features
 
 
 class Ranker:
@@ -63,7 +67,7 @@ class Ranker:
 
     def matrix(self, text: str, *, vector: Sequence[float] | None = None,
                filters: Sequence[dict[str, Any]] = (), exclude: Sequence[str] = (),
-               understanding: Understanding | None = None,
+               understanding: Understanding | None = None, also: Also | None = None,
                ) -> tuple[QueryProfile, Candidates, FeatureMatrix, dict[str, float]]:
         """The query's profile, candidates and feature matrix (what training and ranking both need);
         ``understanding`` is what the search box made of the typed text (read from ``text`` when not given)."""
@@ -75,18 +79,20 @@ class Ranker:
         candidates = self.features.candidates(query, filters=filters, exclude=exclude)
         times["candidates"] = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        matrix = self.features.features(query, candidates, vector=vector, exclude=exclude)
+        matrix = self.features.features(query, candidates, vector=vector, exclude=exclude, also=also)
         times["features"] = (time.perf_counter() - started) * 1000
         return query, candidates, matrix, times
 
     def rank(self, text: str, *, vector: Sequence[float] | None = None,
              filters: Sequence[dict[str, Any]] = (), exclude: Sequence[str] = (), explain: int = 10,
-             understanding: Understanding | None = None) -> Ranking:
-        """Candidates for ``text`` ranked by the model; the first ``explain`` carry their contributions."""
+             understanding: Understanding | None = None, also: Also | None = None) -> Ranking:
+        """Candidates for ``text`` ranked by the model; the first ``explain`` carry their contributions. ``also``
+        gives the caller's own requests about the candidates, sent with the features (their answers are the
+        ranking's ``extra``: one round trip fewer)."""
         if self.model is None:
             raise ValueError("this Ranker computes features only: it has no model to rank with")
         query, candidates, matrix, times = self.matrix(text, vector=vector, filters=filters, exclude=exclude,
-                                                       understanding=understanding)
+                                                       understanding=understanding, also=also)
         started = time.perf_counter()
         scores = self.model.score(matrix.values)
         order = np.argsort(-scores, kind="stable")
@@ -103,4 +109,4 @@ class Ranker:
         times["score"] = (time.perf_counter() - started) * 1000
         return Ranking(tuple(ranked), query, len(candidates.ids), self.model.name,
                        {k: round(v, 1) for k, v in times.items()}, tuple(vector) if vector is not None else None,
-                       sources=candidates)
+                       sources=candidates, extra=matrix.extra)

@@ -108,5 +108,32 @@ def test_benchmark_command_reports_every_path(opensearch_settings, aliases, tmp_
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)  # stderr carries the model-loading progress
     assert data["judgments"] == 18
-    assert [row["mode"] for row in data["latency"]] == ["bm25", "knn", "hybrid", "hybrid_rerank", "ranker", "document"]
+    assert [row["mode"] for row in data["latency"]] == ["bm25", "bm25_page", "knn", "hybrid", "hybrid_rerank",
+                                                        "ranker", "document"]
     assert all(row["queries"] == 2 and 0 < row["p50_ms"] <= row["p95_ms"] for row in data["latency"])
+
+
+def test_benchmark_of_typed_queries(opensearch_settings, aliases, tmp_path) -> None:
+    """ratio eval build-typed draws a typed benchmark from the samples; ratio bench search --typed times its
+    queries as typed, every kind in turn."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ratio.cli import cli
+    from search.evaluate.typed import load
+
+    prefix = aliases["chunks"].removesuffix("-chunks")
+    base = ["--url", opensearch_settings.url, "--prefix", prefix]
+    built = CliRunner().invoke(cli, [*base, "eval", "build-typed", "--out", str(tmp_path / "typed")],
+                               catch_exceptions=False)
+    assert built.exit_code == 0, built.output
+    kinds = load(tmp_path / "typed").kinds
+    assert {"title", "short", "provision"} <= set(kinds)
+    result = CliRunner().invoke(cli, [*base, "bench", "search", str(tmp_path / "typed"), "--typed", "--limit",
+                                      str(len(kinds)), "--measure", "bm25_page", "--measure", "ranker", "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["latency"]
+    assert [row["mode"] for row in rows] == ["bm25_page", "ranker"]
+    assert all(row["queries"] == len(kinds) for row in rows)
