@@ -116,10 +116,11 @@ class JudgmentHit:
     @classmethod
     def of(cls, judgment: StoredJudgment, passages: tuple[Passage, ...], explanation: Explanation | None = None,
            match: MatchKind = MatchKind.WORDS, similarity: float | None = None,
-           missing: tuple[str, ...] = ()) -> JudgmentHit:
-        """A hit for a judgment read back from the index, scored as its best passage."""
-        return cls(judgment.judgment_id, passages[0].score, judgment.title, judgment.court, judgment.decision_date,
-                   judgment.judges, passages, explanation, match, similarity, missing)
+           missing: tuple[str, ...] = (), score: float | None = None) -> JudgmentHit:
+        """A hit for a judgment read back from the index, scored as ``score`` (None: its first passage's)."""
+        return cls(judgment.judgment_id, passages[0].score if score is None else score, judgment.title,
+                   judgment.court, judgment.decision_date, judgment.judges, passages, explanation, match, similarity,
+                   missing)
 
 
 @dataclass(frozen=True)
@@ -231,8 +232,9 @@ class Searcher:
     def fused_window(self, request: SearchRequest, chunks: list[ChunkHit],
                      passages: int = 3) -> tuple[list[JudgmentChunks], Matching]:
         """The fused chunks rolled up to judgments, less those breaking a constraint or found by meaning only
-        under the floor, with what each kept judgment matched."""
-        groups = roll_up(chunks, passages)
+        under the floor, with what each kept judgment matched. Each judgment shows its chunks that score best
+        with the court's reasoning preferred, as on the ranker's path (:func:`search.ranking.serve.passage_weight`)."""
+        groups = roll_up(chunks, passages, weight=serve.passage_weight(request))
         matching = self.match(request, [group.judgment_id for group in groups])
         return [group for group in groups if matching.keeps(group.judgment_id)], matching
 
@@ -410,7 +412,7 @@ class Searcher:
             explanation = self._explain(request, rank, judgment, passages[0]) if request.explain else None
             hits.append(JudgmentHit.of(judgment, passages, explanation, matching.kinds[group.judgment_id],
                                        matching.similarity.get(group.judgment_id),
-                                       matching.missing.get(group.judgment_id, ())))
+                                       matching.missing.get(group.judgment_id, ()), score=group.score))
         explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None
         provisions = self._provisions(request, expansion)
         removed, removed_roles = None, {}

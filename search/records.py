@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -164,25 +164,32 @@ class ChunkHit:
 
 @dataclass(frozen=True)
 class JudgmentChunks:
-    """A judgment in a ranked list, with its best chunks (best first); it scores as its best chunk."""
+    """A judgment in a ranked list, with the chunks it shows (best first); it scores as its best chunk, which
+    ``best`` holds when the shown chunks were chosen by a weight (None: the first chunk is the best)."""
 
     judgment_id: str
     chunks: tuple[ChunkHit, ...]
+    best: float | None = None
 
     @property
     def score(self) -> float:
-        return self.chunks[0].score
+        return self.chunks[0].score if self.best is None else self.best
 
 
-def roll_up(chunks: Iterable[ChunkHit], passages: int = 3) -> list[JudgmentChunks]:
+def roll_up(chunks: Iterable[ChunkHit], passages: int = 3,
+            weight: Callable[[ChunkHit], float] | None = None) -> list[JudgmentChunks]:
     """Group chunks (in score order) by judgment, keeping each judgment's first ``passages`` chunks; the
-    judgments come in the order of their best chunk."""
+    judgments come in the order of their best chunk. With ``weight``, the kept chunks are those with the highest
+    score times weight (in that order; ties keep score order), and each judgment still scores as its best chunk."""
     grouped: dict[str, list[ChunkHit]] = {}
     for chunk in chunks:
         group = grouped.setdefault(chunk.judgment_id, [])
-        if len(group) < passages:
+        if weight is not None or len(group) < passages:
             group.append(chunk)
-    return [JudgmentChunks(judgment_id, tuple(group)) for judgment_id, group in grouped.items()]
+    if weight is None:
+        return [JudgmentChunks(judgment_id, tuple(group)) for judgment_id, group in grouped.items()]
+    return [JudgmentChunks(judgment_id, tuple(sorted(group, key=lambda c: -c.score * weight(c))[:passages]),
+                           group[0].score) for judgment_id, group in grouped.items()]
 
 
 def by_id(lists: Sequence[Sequence[ChunkHit]]) -> dict[str, ChunkHit]:

@@ -63,3 +63,19 @@ def test_chunk_hits_roll_up_to_judgments_in_score_order() -> None:
     groups = roll_up(hits, passages=3)
     assert [(g.judgment_id, g.score, [c.chunk_id for c in g.chunks]) for g in groups] == [
         ("A", 3.0, ["A:0", "A:1", "A:2"]), ("B", 2.5, ["B:0"]), ("C", 0.0, ["C:0"])]
+
+
+def test_a_weight_chooses_and_orders_the_shown_chunks_but_not_the_judgments() -> None:
+    """The fusion path's passages prefer the court's reasoning (search.ranking.serve.passage_weight): a weighted
+    chunk may come before a better-scoring one, or in from further down, while each judgment keeps its place and
+    its best chunk's score."""
+    def chunk(judgment: str, n: int, score: float, role: str) -> ChunkHit:
+        return ChunkHit(f"{judgment}:{n}", score, {"judgment_id": judgment, "role": role})
+
+    hits = [chunk("A", 0, 1.0, "statute"), chunk("B", 0, 0.9, "facts"), chunk("A", 1, 0.8, "argument_petitioner"),
+            chunk("A", 2, 0.7, "facts"), chunk("A", 3, 0.6, "analysis"), chunk("B", 1, 0.3, "ratio")]
+    weighted = roll_up(hits, passages=3, weight=lambda c: 2.0 if c.role in ("analysis", "ratio") else 1.0)
+    assert [(g.judgment_id, g.score, [c.chunk_id for c in g.chunks]) for g in weighted] == [
+        ("A", 1.0, ["A:3", "A:0", "A:1"]), ("B", 0.9, ["B:0", "B:1"])]
+    assert [[c.chunk_id for c in g.chunks] for g in roll_up(hits, passages=3)] == [["A:0", "A:1", "A:2"],
+                                                                                   ["B:0", "B:1"]]

@@ -137,3 +137,26 @@ def test_benchmark_of_typed_queries(opensearch_settings, aliases, tmp_path) -> N
     rows = json.loads(result.stdout)["latency"]
     assert [row["mode"] for row in rows] == ["bm25_page", "ranker"]
     assert all(row["queries"] == len(kinds) for row in rows)
+
+
+# C182 quotes s. 3 IPC in a statute chunk and discusses the same words in its own analysis; on the words alone the
+# quotation scores 1.7 times the discussion (search.ranking.serve.PREFERRED_WEIGHT)
+REASONING_QUERY = "offences committed beyond India territorial operation"
+
+
+@pytest.mark.parametrize("ranking", ["ranker", "fusion"])
+def test_a_hit_shows_the_courts_reasoning_before_the_statute_it_quotes(client: OpenSearch, aliases, encoder,
+                                                                      ranking: str) -> None:
+    from legal.roles import load_role_set
+
+    roles = load_role_set()
+    reasoning = {*roles.group("reasoning"), *roles.group("rulings")}
+    result = Searcher(client, aliases, encoder).search(SearchRequest.from_query(REASONING_QUERY, ranking=ranking))
+    assert result.ranking.startswith(ranking)
+    hit = next(h for h in result.hits if h.judgment_id == "C182")
+    shown = [p.role for p in hit.passages]
+    assert shown[0] in reasoning, shown
+    statute = next(p for p in hit.passages if p.role == "statute")  # it matched the words too, and comes after
+    assert "territorial operation" in statute.text and "territorial operation" in hit.passages[0].text
+    if ranking == "fusion":  # the judgment still scores as its best chunk: the quotation
+        assert hit.score == statute.score == max(p.score for p in hit.passages)
