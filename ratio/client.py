@@ -232,7 +232,9 @@ class Client:
         return StoredJudgment.from_source(source, judgment_id)
 
     def provisions(self, query: str, size: int = 10) -> list[ProvisionHit]:
-        """Statute provisions for a question or a description of facts (BM25 and vectors, fused)."""
+        """Statute provisions for a question or a description of facts (BM25 and vectors, fused): those matching
+        its words, or found by meaning alone at least the provisions index's similarity floor close to it (none for
+        gibberish)."""
         if not 1 <= size <= 50:
             from search.errors import BadValueError
 
@@ -240,7 +242,8 @@ class Client:
         request = SearchRequest.from_query(query, classify=False)
         text = request.semantic_text or query
         with opensearch_errors(self.connection.url):
-            return list(find_provisions(self.client, self.aliases["provisions"], self.encoder, [text], size=size))
+            return list(find_provisions(self.client, self.aliases["provisions"], self.encoder, [text], size=size,
+                                        floor=self.searcher.provisions_floor))
 
     def health(self) -> Health:
         """OpenSearch's state and the document count of each index (status ``unavailable`` when the cluster
@@ -289,6 +292,7 @@ class Client:
                 say(f"loading the reranker {self._reranker}")
                 self.reranker  # noqa: B018 - a cached property: loads the cross-encoder
             self.searcher.floor  # noqa: B018 - reads the similarity floor once
+            self.searcher.provisions_floor  # noqa: B018 - and the provisions index's
             say("reading the citation graph for the judgment pages")
             self.graphs.graph()
             classify_intent("warm up")  # reads the intent rules

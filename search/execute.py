@@ -172,6 +172,7 @@ class Searcher:
         self._ranker: Ranker | None = None
         self.ranker_note: str | None = None if ranker is not None else "the learned ranker is off"
         self._floor = meaning_floor  # None: the floor of the encoder the chunks index was built with
+        self._provisions_floor: float | None = None
         # the corpus's citation graph (shared with the judgment page when given) and its cited-by counts
         self.graphs = graphs or GraphCache(client, aliases["judgments"])
         self._cited_by: tuple[CitationGraph, dict[str, int]] | None = None
@@ -182,6 +183,14 @@ class Searcher:
         if self._floor is None:
             self._floor = meaning_floor(index_encoder(self.client, self.aliases["chunks"]))
         return self._floor
+
+    @property
+    def provisions_floor(self) -> float:
+        """The least cosine similarity for a provision found by meaning alone (none of the query's words): the
+        floor of the encoder the provisions index was built with, read once."""
+        if self._provisions_floor is None:
+            self._provisions_floor = meaning_floor(index_encoder(self.client, self.aliases["provisions"]))
+        return self._provisions_floor
 
     def match(self, request: SearchRequest, ids: list[str], similarity: dict[str, float] | None = None,
               check_constraints: bool = True) -> Matching:
@@ -433,7 +442,7 @@ class Searcher:
             return ()
         texts = [p.query for p in expansion.provisions] if expansion and expansion.provisions else []
         return find_provisions(self.client, self.aliases["provisions"], self.encoder,
-                               texts or [request.semantic_text], size=request.provisions)
+                               texts or [request.semantic_text], size=request.provisions, floor=self.provisions_floor)
 
     def _ranked_provisions(self, request: SearchRequest, expansion: Expansion | None,
                            ranked: Ranking) -> tuple[ProvisionHit, ...]:
@@ -442,7 +451,8 @@ class Searcher:
         if not request.provisions or (expansion and expansion.provisions):
             return self._provisions(request, expansion)
         order = rank_provisions(self.client, self.aliases, self.encoder, request.semantic_text,
-                                [j.judgment_id for j in ranked.judgments], depth=request.provisions)
+                                [j.judgment_id for j in ranked.judgments], depth=request.provisions,
+                                floor=self.provisions_floor)
         if not order:
             return ()
         docs = self.client.mget(index=self.aliases["provisions"], body={"ids": [p for p, _ in order]},

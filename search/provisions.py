@@ -5,6 +5,13 @@ are fused by min-max (as for chunks) and, when there are several queries (one pe
 or the user's text when no LLM is configured), the per-query lists are fused again by RRF, which needs no
 score calibration across queries. Each hit says which queries found it.
 
+Given a ``floor`` (what the product passes: :func:`search.matching.meaning_floor` of the provisions index's encoder),
+a provision is kept only when it matches the query's words (BM25 found it: any word, since a provision rarely
+repeats a lawyer's phrasing) or its cosine similarity to the query is at least the floor: the judgments' own rule
+for hits found by meaning alone. k-NN always returns neighbours, so without it gibberish (``xyzzyqwerty``) listed
+the provisions nearest to nothing in particular. Without a floor (the evaluation's configurations) every fused
+provision is kept.
+
 The texts are plain strings (user text or LLM output): they reach OpenSearch only as the value of a
 ``multi_match``, never as query syntax, and are cut to ``MAX_WORDS`` words.
 """
@@ -21,6 +28,7 @@ from opensearchpy import OpenSearch
 
 from backends.encoders import Encoder
 from search.fusion import FusionMethod, fuse
+from search.matching import cosine
 from search.records import stored_date
 
 MAX_WORDS = 300
@@ -58,8 +66,9 @@ def provision_knn_body(vector: Sequence[float], size: int) -> dict[str, Any]:
 
 
 def find_provisions(client: OpenSearch, index: str, encoder: Encoder, texts: Sequence[str],
-                    size: int = 5, candidates: int = 20) -> tuple[ProvisionHit, ...]:
-    """The ``size`` best provisions for ``texts`` (each a separate query), fused as described above."""
+                    size: int = 5, candidates: int = 20, floor: float | None = None) -> tuple[ProvisionHit, ...]:
+    """The ``size`` best provisions for ``texts`` (each a separate query), fused as described above; with a
+    ``floor``, only those matching a query's words or at least ``floor`` similar to it (cosine)."""
     texts = [t for t in (_words(t) for t in texts) if t]
     if not texts:
         return ()
@@ -72,7 +81,14 @@ def find_provisions(client: OpenSearch, index: str, encoder: Encoder, texts: Seq
             hits = client.search(index=index, body=body)["hits"]["hits"]
             sources.update({h["_id"]: h["_source"] for h in hits})
             lists.append([(h["_id"], float(h["_score"] or 0.0)) for h in hits])
-        per_query.append([(hit.id, hit.score) for hit in fuse(lists, FusionMethod.MINMAX)])
+        fused = [(hit.id, hit.score) for hit in fuse(lists, FusionMethod.MINMAX)]
+        if floor is not None:
+            words, similar = lists
+            kept = {doc for doc, _ in words} | {doc for doc, score in similar if cosine(score) >= floor}
+            fused = [(doc, score) for doc, score in fused if doc in kept]
+        per_query.append(fused)
+    if not any(per_query):
+        return ()
     ranked = per_query[0] if len(per_query) == 1 else [(hit.id, hit.score) for hit in fuse(per_query, FusionMethod.RRF)]
     results = []
     for doc_id, score in ranked[:size]:

@@ -5,7 +5,9 @@ death.- (1) Where the death of a woman is caused by any burns..."), but the judg
 quote the provisions they applied, in their statute-role chunks. So the provisions are ranked twice: by the
 query itself (BM25 + k-NN over provisions, :func:`search.provisions.find_provisions`) and by the statute
 passages of the ranker's top judgments (each passage a BM25 query over provisions, weighted by its judgment's
-rank), and the two min-max-normalised lists are mixed with ``weight`` (chosen on AILA's tuning half).
+rank), and the two min-max-normalised lists are mixed with ``weight`` (chosen on AILA's tuning half). With a
+``floor`` the query's own provisions are those matching its words or at least that similar to it in meaning
+(:func:`search.provisions.find_provisions`); the precedents' provisions are those the ranked judgments quote.
 """
 
 from __future__ import annotations
@@ -49,10 +51,11 @@ def _minmax(scores: Mapping[str, float]) -> dict[str, float]:
 
 def rank_provisions(client: OpenSearch, aliases: Mapping[str, str], encoder: Encoder, text: str,
                     judgments: Sequence[str], *, depth: int = 100, precedents: int = PRECEDENTS,
-                    weight: float = WEIGHT) -> list[tuple[str, float]]:
-    """Provision ids best first for ``text``, given the judgments ranked for it (best first)."""
+                    weight: float = WEIGHT, floor: float | None = None) -> list[tuple[str, float]]:
+    """Provision ids best first for ``text``, given the judgments ranked for it (best first); ``floor``: the
+    meaning floor of the query's own provisions (None: none)."""
     direct = {h.provision_id: h.score for h in find_provisions(client, aliases["provisions"], encoder, [text],
-                                                                 size=depth, candidates=depth)}
+                                                                 size=depth, candidates=depth, floor=floor)}
     votes: dict[str, float] = {}
     passages = statute_passages(client, aliases["chunks"], list(judgments[:precedents]))
     order = [j for j in judgments[:precedents] if passages.get(j)]

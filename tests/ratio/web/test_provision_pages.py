@@ -1,5 +1,6 @@
 """Provision pages on the real node over the sample corpus: a label instead of the internal id, and the
-judgments of the corpus that cite the provision (issue 18, item 5)."""
+judgments of the corpus that cite the provision (issue 18, item 5); the search page's provisions, only those that
+match the query's words or are close enough in meaning (issue 25, item 7)."""
 
 from __future__ import annotations
 
@@ -83,3 +84,26 @@ def test_the_search_page_shows_the_provisions_a_query_matches(api: TestClient) -
     assert api.get(f"/provisions/{linked[0][0]}").status_code == 200
     filters_only = api.get("/", params={"court": "Supreme Court of India"})
     assert filters_only.status_code == 200 and 'class="provisions-matched"' not in filters_only.text
+
+
+def test_gibberish_lists_no_provision(api: TestClient) -> None:
+    """k-NN always returns neighbours: before, ``xyzzyqwerty`` listed three unrelated provisions above "No judgment
+    matches". A provision is listed only when it matches the words or is at least the floor similar in meaning."""
+    assert api.get("/api/v1/provisions", params={"q": "xyzzyqwerty"}).json()["provisions"] == []
+    for ranking in ("ranker", "fusion"):
+        page = api.get("/api/v1/search", params={"q": "xyzzyqwerty", "provisions": 3, "ranking": ranking}).json()
+        assert page["hits"] == [] and page["provisions"] == [], ranking
+    shown = api.get("/", params={"q": "xyzzyqwerty"}).text
+    assert 'id="no-match"' in shown and "provisions-matched" not in shown and "Provisions that match" not in shown
+
+
+def test_provisions_that_match_the_words_or_the_meaning_are_still_listed(api: TestClient) -> None:
+    murder = api.get("/api/v1/provisions", params={"q": "murder"}).json()["provisions"]
+    assert murder and murder[0]["provision_id"] == "S2"  # "Punishment for murder", by its words
+    shown = api.get("/", params={"q": "murder"}).text
+    box = re.search(r'<section class="provisions-matched".*?</section>', shown, re.DOTALL)
+    assert box and "Punishment for murder" in box.group(0) and 'href="/provisions/S2"' in box.group(0)
+    # no provision has the word "homicide"; "Punishment for murder" is close enough in meaning (MiniLM: 0.44 against
+    # the floor of 0.42), the others are not
+    homicide = api.get("/api/v1/provisions", params={"q": "homicide"}).json()["provisions"]
+    assert [p["provision_id"] for p in homicide] == ["S2"]
