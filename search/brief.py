@@ -258,6 +258,7 @@ def search_brief(searcher: Searcher, text: str, *, size: int = 10, courts: Seque
         contexts = ranked.sources.contexts if ranked.sources is not None else ()
     stored, passages = _page_records(searcher, request, page_ids, vector, profile)
     sentences = _brief_sentences(text)
+    cited_by = searcher.cited_by_counts() if page_ids else {}
     hits = []
     for doc in page_ids:
         judgment = stored.get(doc) or StoredJudgment(doc)
@@ -271,7 +272,8 @@ def search_brief(searcher: Searcher, text: str, *, size: int = 10, courts: Seque
         hits.append(BriefHit(judgment_id=doc, score=scores[doc], title=judgment.title, court=judgment.court,
                              decision_date=judgment.decision_date, judges=judgment.judges, passages=shown,
                              match=MatchKind.WORDS if by_words or not shown else MatchKind.MEANING,
-                             matched=matched_parts(profile, judged, shown, sentences, contexts), evidence=evidence))
+                             matched=matched_parts(profile, judged, shown, sentences, contexts), evidence=evidence,
+                             cited_by=cited_by.get(doc, 0)))
     brief = BriefProfile(len(as_plain_text(text).split()))
     if profile is not None:
         brief = dataclasses.replace(brief, provisions=profile.provisions, cited=profile.cited,

@@ -112,6 +112,9 @@ class JudgmentHit:
     match: MatchKind = MatchKind.WORDS  # "meaning": found by the vector side alone, none of the words matched
     similarity: float | None = None  # a meaning-only hit's cosine with the query (at least the floor)
     missing: tuple[str, ...] = ()  # the typed words (or OR-groups) the judgment lacks (search.matching)
+    cited_by: int = field(default=0, metadata={"description": "How many judgments of the corpus cite this one (the "
+                                                              "citation graph the cited_by sort and the judgment "
+                                                              "page's 'cited by' read); 0: none does."})
 
     @classmethod
     def of(cls, judgment: StoredJudgment, passages: tuple[Passage, ...], explanation: Explanation | None = None,
@@ -387,7 +390,16 @@ class Searcher:
 
     def search(self, request: SearchRequest, position: SortPosition | None = None) -> SearchResult:
         """The page of ``request``: ranked (``relevance``) or sorted (``position``: where a sorted page starts,
-        after or before a hit in a point in time; None: page ``request.page`` from the top)."""
+        after or before a hit in a point in time; None: page ``request.page`` from the top). Each hit says how many
+        corpus judgments cite it (:meth:`cited_by_counts`)."""
+        result = self._search(request, position)
+        if not result.hits:
+            return result
+        counts = self.cited_by_counts()
+        return dataclasses.replace(result, hits=tuple(dataclasses.replace(hit, cited_by=counts.get(hit.judgment_id, 0))
+                                                      for hit in result.hits))
+
+    def _search(self, request: SearchRequest, position: SortPosition | None) -> SearchResult:
         if request.sort is not SortOrder.RELEVANCE:
             return self._sorted_search(request, position)
         started = time.perf_counter()

@@ -70,6 +70,8 @@ def _table(query: str, result: SearchResult, first: int = 1) -> Table:
             judgment += f"\nmatched by meaning only (similarity {hit.similarity:.2f})"
         if hit.missing:
             judgment += f"\nmissing: {', '.join(hit.missing)}"
+        if hit.cited_by:
+            judgment += f"\ncited by {hit.cited_by}"
         if best.highlights:
             shown = " … ".join(_marked(" ".join(f.split())) for f in best.highlights[:2])
         else:
