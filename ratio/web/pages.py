@@ -35,6 +35,7 @@ from search.errors import ExpiredPositionError, QueryError
 from search.options import RoleMode, SortOrder
 from search.request import SearchRequest
 from search.syntax import MAX_CHARS
+from search.understand import QueryKind
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
@@ -133,6 +134,7 @@ async def search_page(request: Request) -> HTMLResponse:
         "passage_links": passage_links, "provisions": provisions,
         "chips": applied, "clear_url": clear_all(params), "year_fields": hidden_fields(params, "date_from", "date_to"),
         "matched_by": "words" if _has_words(params.q) else "filters", "filters_said": _filters_said(params),
+        "read_as": _read_as(params) if page else None,
         "counted": counted(page, (page.page - 1) * params.size + 1) if page else "",
         "explain_filters": urlencode([(key, value) for key in ("court", "judge", "statute") for value in
                                       getattr(params, key)] + [(key, getattr(params, key)) for key in
@@ -178,6 +180,21 @@ async def _matched_provisions(request: Request, svc: Service, params: SearchPara
     return [{"id": h.provision_id, "url": f"/provisions/{quote(h.provision_id, safe='')}",
              "label": display_label(h.act, h.section, h.title, h.provision_id, h.citation),
              "text": h.text[:160] + ("…" if len(h.text) > 160 else "")} for h in hits]
+
+
+def _read_as(params: SearchParams) -> str | None:
+    """How the box read the query, when it was not read as plain typed words (:mod:`search.understand`): a case
+    or party name, a citation, a provision, or a pasted text whose quotes and operators are words (so a stray
+    quote in a fact pattern is no syntax error). None for typed words and for a search of filters alone."""
+    try:
+        understood = SearchRequest.from_query(params.q, classify=False).understanding if params.q.strip() else None
+    except QueryError:
+        return None
+    if understood is None or understood.kind is QueryKind.TOPIC:
+        return None
+    if understood.kind is QueryKind.PASTED:
+        return f"Read as pasted text ({understood.words:,} words): quotes and operators are not parsed."
+    return f"Read as {understood.label}."
 
 
 def _plain_words(query: str) -> str:

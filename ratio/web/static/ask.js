@@ -1,5 +1,7 @@
 // The ask page with JavaScript: the question goes to /ui/ask/stream (server-sent events), each step is listed as it
 // happens, and the answer (the same fragment the page shows without JavaScript) replaces the list when it arrives.
+// A stream the server refuses before it starts (503 llm_unavailable without an LLM, 400/422 for a bad question)
+// reaches an EventSource as a bare error, so the refusal's JSON is read once with fetch and its message shown.
 (function () {
   const form = document.getElementById("ask-form");
   if (!form || !window.EventSource) return; // the form still POSTs and the page comes back with the answer
@@ -31,6 +33,27 @@
     finish();
   };
 
+  const LOST = "The server did not answer the question (the connection was refused or lost).";
+  const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+  // Why the server refused the stream: its {"error": {"message"}} (a refusal starts no answer); a stream that
+  // opens this time after all is closed at once (the server stops its run when the client leaves).
+  const refusal = async (url) => {
+    const controller = new AbortController();
+    try {
+      const response = await fetch(url, {signal: controller.signal, headers: {Accept: "application/json"}});
+      const type = response.headers.get("content-type") || "";
+      if (!response.ok && type.includes("application/json")) {
+        const body = await response.json();
+        if (body && body.error && body.error.message) return sentence(body.error.message);
+      }
+    } catch (_) {
+      // no server at all: the connection message below
+    } finally {
+      controller.abort();
+    }
+    return LOST;
+  };
+
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     if (source) source.close();
@@ -44,7 +67,12 @@
     button.disabled = true;
     step("Asking…");
     let ended = false;
-    source = new EventSource("/ui/ask/stream?" + params.toString());
+    let opened = false;
+    const url = "/ui/ask/stream?" + params.toString();
+    source = new EventSource(url);
+    source.addEventListener("open", () => {
+      opened = true;
+    });
     source.addEventListener("progress", (e) => {
       const data = JSON.parse(e.data);
       step(data.message, "stage-" + data.stage);
@@ -61,9 +89,15 @@
       if (e.data) {
         ended = true;
         failed(JSON.parse(e.data).message);
+      } else if (!ended && !opened) {
+        ended = true;
+        const refused = source;
+        refused.close(); // no reconnecting: ask the server once why it refused
+        refusal(url).then((message) => {
+          if (source === refused) failed(message); // unless another question was asked meanwhile
+        });
       } else if (!ended) {
-        failed("The server did not answer the question (the connection was refused or lost). Without an LLM, " +
-               "this server cannot answer; search still works.");
+        failed(LOST);
       }
     });
   });

@@ -165,10 +165,18 @@ def test_explore_charts_filter_the_search(page) -> None:
 
 def test_keyboard_reaches_the_search_box_and_results(page) -> None:
     page.goto(f"/?q={QUERY}")
-    page.keyboard.press("Tab")  # the skip link comes first
+    page.keyboard.press("Tab")  # the skip link comes first: past the form, to the results
     assert page.evaluate("document.activeElement.className") == "skip"
+    assert page.evaluate("document.activeElement.textContent") == "Skip to results"
     page.keyboard.press("Enter")
-    for _ in range(12):
+    assert page.evaluate("document.activeElement.id") == "results"
+    for _ in range(12):  # from the results, Tab reaches the first hit
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.closest('li.hit') !== null"):
+            break
+    assert page.evaluate("document.activeElement.closest('li.hit') !== null")
+    page.goto(f"/?q={QUERY}")
+    for _ in range(12):  # without the skip link, Tab reaches the search box after the header's links
         page.keyboard.press("Tab")
         if page.evaluate("document.activeElement.id") == "q":
             break
