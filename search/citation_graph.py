@@ -30,7 +30,7 @@ from opensearchpy import OpenSearch, helpers
 from legal.citations import canonical_case_name
 from search.party_names import load_party_rules, party_tokens, split_case_name
 
-__all__ = ["CitationGraph", "GraphCache", "GraphEntry", "build_graph", "citation_key", "load_graph"]
+__all__ = ["CitationGraph", "GraphCache", "GraphEntry", "build_graph", "citation_key", "load_entries", "load_graph"]
 
 
 def citation_key(citation: str) -> str | None:
@@ -107,33 +107,41 @@ def build_graph(entries: Iterable[GraphEntry], *, by_parties: bool = True) -> Ci
     return CitationGraph(cites, {k: tuple(v) for k, v in cited_by.items()}, targets, by_parties)
 
 
+def load_entries(client: OpenSearch, judgments: str) -> list[GraphEntry]:
+    """What resolution needs of every judgment behind the ``judgments`` alias (one scroll over its metadata)."""
+    hits = helpers.scan(client, index=judgments, query={"query": {"match_all": {}}}, size=1000,
+                        _source_includes=["judgment_id", "title", "citations", "cited_judgments"])
+    return [GraphEntry(h["_id"], h["_source"].get("title"), tuple(h["_source"].get("citations") or ()),
+                       tuple(h["_source"].get("cited_judgments") or ())) for h in hits]
+
+
 def load_graph(client: OpenSearch, judgments: str, *, by_parties: bool = True) -> CitationGraph:
     """The graph of the corpus behind the ``judgments`` alias (one scroll over its metadata); ``by_parties`` as
     in :func:`build_graph`."""
-    hits = helpers.scan(client, index=judgments, query={"query": {"match_all": {}}}, size=1000,
-                        _source_includes=["judgment_id", "title", "citations", "cited_judgments"])
-    entries = [GraphEntry(h["_id"], h["_source"].get("title"), tuple(h["_source"].get("citations") or ()),
-                          tuple(h["_source"].get("cited_judgments") or ())) for h in hits]
-    return build_graph(entries, by_parties=by_parties)
+    return build_graph(load_entries(client, judgments), by_parties=by_parties)
 
 
 class GraphCache:
     """The graph of one ``judgments`` alias, kept between page views and read again when the alias's
     document count changes or the graph is older than ``max_age`` seconds (a re-indexed judgment keeps the
-    count). Thread-safe: pages are served from a thread pool."""
+    count). Both resolutions (:func:`build_graph`: by parties for the pages and sorts, exact for the learned
+    ranker) come from one scroll. Thread-safe: pages are served from a thread pool."""
 
     def __init__(self, client: OpenSearch, judgments: str, max_age: float = 300.0) -> None:
         self.client, self.judgments, self.max_age = client, judgments, max_age
         self._lock = threading.Lock()
-        self._graph: CitationGraph | None = None
+        self._entries: list[GraphEntry] | None = None
+        self._graphs: dict[bool, CitationGraph] = {}
         self._count = -1
         self._loaded = 0.0
 
-    def graph(self) -> CitationGraph:
+    def graph(self, by_parties: bool = True) -> CitationGraph:
         count = int(self.client.count(index=self.judgments)["count"])
         with self._lock:
             fresh = time.monotonic() - self._loaded < self.max_age
-            if self._graph is None or count != self._count or not fresh:
-                self._graph = load_graph(self.client, self.judgments)
+            if self._entries is None or count != self._count or not fresh:
+                self._entries, self._graphs = load_entries(self.client, self.judgments), {}
                 self._count, self._loaded = count, time.monotonic()
-            return self._graph
+            if by_parties not in self._graphs:
+                self._graphs[by_parties] = build_graph(self._entries, by_parties=by_parties)
+            return self._graphs[by_parties]

@@ -264,7 +264,8 @@ class Searcher:
                     raise
                 self.ranker_note = f"no learned ranker: {exc}"
                 return None
-            self._ranker = Ranker(self.client, self.aliases, model)
+            # the ranker's graph (exact resolution) from the same scroll as the pages' (by parties)
+            self._ranker = Ranker(self.client, self.aliases, model, graph=lambda: self.graphs.graph(by_parties=False))
         return self._ranker
 
     def ranking(self, request: SearchRequest, depth: int | None = None,

@@ -207,19 +207,22 @@ class Features:
     """Candidate generation and feature extraction over one corpus (its ``judgments`` and ``chunks`` aliases)."""
 
     def __init__(self, client: OpenSearch, aliases: Mapping[str, str], settings: FeatureSettings | None = None,
-                 graph: CitationGraph | None = None):
+                 graph: CitationGraph | Callable[[], CitationGraph] | None = None):
         self.client = client
         self.aliases = aliases
         self.settings = settings or FeatureSettings()
         self.groups = role_groups()
-        self._graph = graph
+        self._graph = graph if isinstance(graph, CitationGraph) else None
+        self._source = graph if callable(graph) else None
 
     @property
     def graph(self) -> CitationGraph:
-        """The corpus's citation graph, read on first use (one scroll) and kept; resolved exactly, as the shipped
-        model was trained (:func:`search.citation_graph.build_graph`)."""
+        """The corpus's citation graph, read on first use (one scroll, or from the caller's source: the searcher's
+        :class:`~search.citation_graph.GraphCache`, which the pages share) and kept; resolved exactly, as the
+        shipped model was trained (:func:`search.citation_graph.build_graph`)."""
         if self._graph is None:
-            self._graph = load_graph(self.client, self.aliases["judgments"], by_parties=False)
+            self._graph = self._source() if self._source else \
+                load_graph(self.client, self.aliases["judgments"], by_parties=False)
         return self._graph
 
     # ------------------------------------------------------------------ candidates

@@ -61,7 +61,8 @@ class Ranker:
     """Ranks judgments of one corpus with one model."""
 
     def __init__(self, client: OpenSearch, aliases: Mapping[str, str], model: RankerModel | None,
-                 settings: FeatureSettings | None = None, graph: CitationGraph | None = None) -> None:
+                 settings: FeatureSettings | None = None,
+                 graph: CitationGraph | Callable[[], CitationGraph] | None = None) -> None:
         self.model = model  # None: features only (training data)
         self.features = Features(client, aliases, settings, graph)
 
