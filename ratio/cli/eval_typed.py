@@ -85,21 +85,23 @@ def run_typed(runner: Runner, folder: Path | None, names: list[str], baseline: s
                              results, baseline, notes, key=key)
         report = json.loads(files.json.read_text(encoding="utf-8"))
         summary.append({"kind": kind, "queries": len(queries), "key": key, "report": f"{kind}/report.md",
+                        "measures": report["measures"],
                         "configurations": [{"name": c["name"], "mean": c["mean"],
                                             "p": (c["comparison"] or {}).get(key, {}).get("t_test_p")}
                                            for c in report["configurations"]]})
-    (out / "report.md").write_text(_summary_markdown(summary, baseline, info), encoding="utf-8")
+    (out / "report.md").write_text(summary_markdown(summary, baseline, info), encoding="utf-8")
     (out / "summary.json").write_text(json.dumps({"info": info, "baseline": baseline, "kinds": summary},
                                                  indent=1, sort_keys=True) + "\n", encoding="utf-8")
     click.echo(f"report: {out / 'report.md'}")
 
 
-def _summary_markdown(summary: list[dict[str, Any]], baseline: str, info: dict[str, Any]) -> str:
+def summary_markdown(summary: list[dict[str, Any]], baseline: str, info: dict[str, Any]) -> str:
+    """The summary table of every kind (``OUT/report.md``), from the per-kind reports' figures."""
     lines = ["# Typed queries", "", "| | |", "|---|---|"]
     lines += [f"| {key} | {str(value).replace('|', '/')} |" for key, value in info.items()]
     lines += ["", f"Paired two-sided t-test against `{baseline}` on each kind's key measure (p).", ""]
     for row in summary:
-        measures_ = list(row["configurations"][0]["mean"])
+        measures_ = row.get("measures") or list(row["configurations"][0]["mean"])
         lines += [f"## {row['kind']} ({row['queries']} queries; [report]({row['report']}))", "",
                   "| configuration | " + " | ".join(measures_) + f" | p {row['key']} |",
                   "|---" + "|---:" * (len(measures_) + 1) + "|"]

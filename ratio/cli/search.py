@@ -68,6 +68,8 @@ def _table(query: str, result: SearchResult, first: int = 1) -> Table:
         judgment = f"{hit.title or hit.judgment_id}\n{hit.court or ''} {hit.decision_date or ''}\n[{hit.judgment_id}]"
         if hit.match == MatchKind.MEANING:
             judgment += f"\nmatched by meaning only (similarity {hit.similarity:.2f})"
+        if hit.match == MatchKind.CITATION:
+            judgment += "\nfound by its citation (the corpus's judgments cite it so)"
         if hit.missing:
             judgment += f"\nmissing: {', '.join(hit.missing)}"
         if hit.cited_by:

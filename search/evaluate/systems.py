@@ -332,6 +332,7 @@ class Runner:
         if text not in self._precedents:
             self._precedents[text] = self._rank_default("default", text)
         plain = SearchRequest.from_query(typed_or_pasted(text), facets=False, highlight=False).semantic_text
+        options.setdefault("floor", s.provisions_floor)  # as the search lists them: the meaning floor holds
         return rank_provisions(s.client, s.aliases, s.encoder, plain, self._precedents[text], depth=self.depth,
                                **options)
 
