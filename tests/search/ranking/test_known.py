@@ -4,24 +4,17 @@ judgment), on a small corpus indexed by the default (static) pipeline."""
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 
 import pytest
 from opensearchpy import OpenSearch
 
-import mappings
-from backends.encoders import STATIC_ENCODER
-from backends.opensearch import IndexLayout, create_indices
-from indexer.loaders import load
-from indexer.pipeline import Pipeline
-from indexer.roles.labeller import RoleLabeller
-from indexer.writer import IndexWriter
 from search.execute import Searcher
 from search.ranking.known import cited_as
 from search.records import MatchKind
 from search.request import SearchRequest
 from search.understand import QueryKind
+from tests.search.ranking.corpora import static_corpus
 
 FILES = {
     # cited by name and citation in K2, but its own header carries no citation (AILA's headers carry none)
@@ -72,15 +65,8 @@ def corpus(client: OpenSearch, static_encoder, tmp_path_factory) -> dict[str, st
     folder: Path = tmp_path_factory.mktemp("known")
     for name, text in FILES.items():
         (folder / name).write_text(text, encoding="utf-8")
-    layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
-    create_indices(client, layout, mappings.IndexOptions(dimension=256, encoder=STATIC_ENCODER))
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    labeller = RoleLabeller.load(static_encoder, encoder_id=STATIC_ENCODER)
-    report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(folder)]))
-    assert report.failed == [] and report.judgments_indexed == 3
-    client.indices.refresh(index=f"{layout.prefix}-*")
-    yield aliases
-    client.indices.delete(index=f"{layout.prefix}-*")
+    with static_corpus(client, static_encoder, folder, 3) as aliases:
+        yield aliases
 
 
 def test_the_citing_judgments_name_a_citation_the_judgment_does_not_carry(client: OpenSearch, corpus) -> None:
@@ -122,15 +108,8 @@ def real_corpus(client: OpenSearch, shared_data: Path, static_encoder, tmp_path_
     folder = tmp_path_factory.mktemp("aila-virsa")
     for name in ("C94", "C171", "C1765", "C548", "C2802"):
         (folder / f"{name}.txt").write_bytes((shared_data / AILA / f"{name}.txt").read_bytes())
-    layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
-    create_indices(client, layout, mappings.IndexOptions(dimension=256, encoder=STATIC_ENCODER))
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    labeller = RoleLabeller.load(static_encoder, encoder_id=STATIC_ENCODER)
-    report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(folder)]))
-    assert report.failed == [] and report.judgments_indexed == 5
-    client.indices.refresh(index=f"{layout.prefix}-*")
-    yield aliases
-    client.indices.delete(index=f"{layout.prefix}-*")
+    with static_corpus(client, static_encoder, folder, 5) as aliases:
+        yield aliases
 
 
 def test_real_judgments_cited_by_name_find_theirs(client: OpenSearch, real_corpus, static_encoder) -> None:

@@ -6,20 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import numpy as np
 import pytest
 from opensearchpy import OpenSearch
 
-import mappings
-from backends.encoders import STATIC_ENCODER
-from backends.opensearch import IndexLayout, create_indices
-from indexer.loaders import load
-from indexer.pipeline import Pipeline
-from indexer.roles.labeller import RoleLabeller
-from indexer.writer import IndexWriter
 from legal.citations import canonical_case_name, extract_citations
 from search.citation_graph import load_graph
 from search.evaluate.systems import Runner
@@ -30,6 +22,7 @@ from search.request import SearchRequest
 from search.training.ranker import Dataset, RankerParams, fit, save_model
 from search.training.ranker_build import CorpusSpec, build_dataset
 from search.training.ranker_data import mine_queries
+from tests.search.ranking.corpora import static_corpus
 
 AILA = "aila-2019/Object_casedocs"
 CITING, CITED, OTHER = "C1", "C949", "C51"  # C1 cites "Pritam Singh v State (Delhi Administration)" (C949)
@@ -41,15 +34,8 @@ def real_corpus(client: OpenSearch, shared_data: Path, static_encoder, tmp_path_
     folder = tmp_path_factory.mktemp("aila3")
     for name in (CITING, CITED, OTHER):
         (folder / f"{name}.txt").write_bytes((shared_data / AILA / f"{name}.txt").read_bytes())
-    layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
-    create_indices(client, layout, mappings.IndexOptions(dimension=256, encoder=STATIC_ENCODER))
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
-    labeller = RoleLabeller.load(static_encoder, encoder_id=STATIC_ENCODER)
-    report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(folder)]))
-    assert report.failed == [] and report.judgments_indexed == 3
-    client.indices.refresh(index=f"{layout.prefix}-*")
-    yield aliases
-    client.indices.delete(index=f"{layout.prefix}-*")
+    with static_corpus(client, static_encoder, folder, 3) as aliases:
+        yield aliases
 
 
 def test_mined_queries_hide_the_citation_they_are_labelled_with(client: OpenSearch, real_corpus) -> None:
