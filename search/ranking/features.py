@@ -232,8 +232,8 @@ class Features:
         the corpus)."""
         s, judgments = self.settings, self.aliases["judgments"]
         understood = profile.understanding
-        named = understood is not None and understood.kind in (QueryKind.NAME, QueryKind.CITATION)
-        depth = s.name_depth if named else s.depth
+        looked_up = understood is not None and understood.kind in (QueryKind.NAME, QueryKind.CITATION)
+        depth = s.name_depth if looked_up else s.depth
         requests = [(judgments, bodies.terms_body(profile.reduced(s.long_terms, "kl"), depth, filters=filters)),
                     (judgments, bodies.terms_body(profile.reduced(s.short_terms, "idf"), depth, weighted=False,
                                                   filters=filters))]
