@@ -133,7 +133,8 @@ def test_serve_loads_its_models_before_it_takes_requests(opensearch_settings, al
     client = app.state.service.client
     assert "_encoders" in vars(client) and "searcher" in vars(client)
     assert client.searcher._ranker is not None and client.searcher._ranker.features._graph is not None
-    assert client.graphs._graph is not None  # the judgment pages' citation graph
+    # the judgment pages' citation graph and the ranker's, both from the one scroll of the searcher's GraphCache
+    assert client.searcher.graphs is client.graphs and set(client.graphs._graphs) == {True, False}
     said = capsys.readouterr().err
     assert "loading the query encoder sentence-transformers/all-MiniLM-L6-v2" in said
     assert "loading the learned ranker" in said and "models loaded in" in said
