@@ -3,8 +3,8 @@
 How the "before" rows of docs/evaluation.md were made: the same queries through an older commit's own default
 search, scored by today's ``ratio eval run ... --run before=FILE``::
 
-    git worktree add /tmp/before f3bb793
-    PYTHONPATH=/tmp/before python scripts/rankings.py search/evaluate/typed/aila-2019/queries.jsonl \\
+    git worktree add ../ratio-before f3bb793
+    PYTHONPATH=../ratio-before python scripts/rankings.py search/evaluate/typed/aila-2019/queries.jsonl \\
         --split reported --prefix ratio --out before.json
 
 It uses only what every version of the evaluation runner has (``Runner.rank(config, text)``, ``read_queries``,
