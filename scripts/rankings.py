@@ -49,6 +49,7 @@ def main() -> None:
         rows = [json.loads(line) for line in args.queries.read_text(encoding="utf-8").splitlines() if line.strip()]
         rows = [row for row in rows if args.split is None or row.get("split") == args.split]
     rankings = {row["qid"]: runner.rank(args.config, row["text"]) for row in rows}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rankings) + "\n", encoding="utf-8")
     print(f"{args.out}: {len(rankings)} queries")
 
