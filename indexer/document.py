@@ -187,6 +187,7 @@ class Provision:
     section: str | None = None
     citation: str | None = None
     source_path: str | None = None
+    chapter: str | None = None  # the chapter of a bare Act the section sits in ("CHAPTER XVI — Of offences ...")
 
 
 @dataclass(frozen=True, slots=True)

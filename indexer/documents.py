@@ -90,6 +90,7 @@ def provision_document(provision: Provision, vector: np.ndarray, content_hash: s
         "act": provision.act,
         "section": provision.section,
         "citation": provision.citation,
+        "chapter": provision.chapter,
         "title": provision.title,
         "text": provision.text,
         "language": "en",

@@ -244,3 +244,20 @@ def _quantisation(vector: dict[str, Any] | None) -> str | None:
         return None
     encoder = vector.get("method", {}).get("parameters", {}).get("encoder") or {}
     return encoder.get("name") or "none"
+
+
+def add_new_fields(client: OpenSearch, layout: IndexLayout, kind: str, options: mappings.IndexOptions,
+                   names: tuple[str, ...]) -> None:
+    """Add the top-level fields ``names`` of the current definition of ``kind`` to its existing index.
+
+    Adding a field is the one mapping change OpenSearch makes in place, so an index created before the field
+    existed (the provisions' ``mapping`` and ``chapter``) takes it without ``ratio indices upgrade``.
+    """
+    index = current_index(client, layout, kind)
+    if index is None:
+        return
+    properties = mappings.index_body(kind, options)["mappings"]["properties"]
+    have = client.indices.get_mapping(index=index)[index]["mappings"].get("properties", {})
+    missing = {name: properties[name] for name in names if name not in have}
+    if missing:
+        client.indices.put_mapping(index=index, body={"properties": missing})
