@@ -12,7 +12,17 @@ Canonical forms (what ``Citation.normalized`` holds, and what the index facets o
 * judgments: ``(2017) 10 SCC 1``, ``AIR 1973 SC 1461``, ``[1950] SCR 88``, ``[1950] 1 SCR 88``,
   ``1978 Indlaw SC 192``, and for party names ``Kesavananda Bharati v. State of Kerala``;
 * provisions: ``IPC s. 302``, ``CrPC s. 438``, ``Constitution art. 21``; an Act missing from the alias
-  table keeps its own name, title-cased, with its year (``Gujarat University Act, 1949 s. 33``).
+  table keeps its own name, title-cased, with its year (``Gujarat University Act, 1949 s. 33``). A section's
+  letters are upper case and unhyphenated (``304-B`` and ``304b`` are ``304B``); its sub-sections are kept
+  as written (``IPC s. 304B(1)``).
+
+The Act aliases of the table are read in any case (``ipc``, ``crpc``, as a query is typed). A bare number
+before an Act of ``bare_number_acts`` is a section (``304B IPC``, ``302/34 IPC``), except after a word of
+``bare_number_not_after`` (``Order 21 Rule 97 CPC`` is no section 97) or another number.
+
+A section named without an Act (``s.304-B``, ``section 438``) is no provision: :func:`extract_citations` never
+gives one, so nothing the indexer stores depends on it. A query may still mean it, so :func:`extract_sections`
+reads it, with the ``section_rules``, where no provision citation covers it.
 """
 
 from __future__ import annotations
@@ -33,7 +43,9 @@ __all__ = [
     "ProvisionCitation",
     "canonical_act",
     "canonical_case_name",
+    "canonical_section",
     "extract_citations",
+    "extract_sections",
     "load_rules",
     "parse_provision",
 ]
@@ -44,6 +56,7 @@ _SPACES = re.compile(r"\s+")
 _YEAR_SUFFIX = re.compile(r",?\s*\(?((?:1[89]|20)\d{2})\)?\s*$")
 _SMALL_WORDS = frozenset({"of", "and", "the", "for", "on", "in", "to"})
 _PROVISION = re.compile(r"^(?P<act>.+) (?P<unit>s\.|art\.) (?P<section>\S+)$")
+_SECTION_BASE = re.compile(r"^[^(]*")
 KINDS: tuple[str, ...] = ("judgment", "case_name", "provision")
 
 
@@ -89,6 +102,7 @@ class CitationRules:
     drop_leading: frozenset[str]
     drop_trailing: frozenset[str]
     min_side_chars: int
+    section_rules: tuple[_Rule, ...] = ()  # a section without an Act: read by extract_sections only
 
 
 def _act_key(name: str) -> str:
@@ -111,6 +125,22 @@ def _alias_regex(alias: str) -> str:
     return "".join(out)
 
 
+def _not_after(words: Sequence[str]) -> str:
+    """Lookbehinds that refuse a match right after one of ``words`` (any case, one or two spaces between) or
+    after a number (a year, a page, a volume)."""
+    out = [r"(?<!\d\s)(?<!\d\)\s)"]
+    for word in words:
+        word_re = "".join(r"\." if ch == "." else re.escape(ch) for ch in word)
+        out.append(rf"(?<!\b(?i:{word_re})\s)(?<!\b(?i:{word_re})\s\s)")
+    return "".join(out)
+
+
+def _known_acts(names: Iterable[str]) -> str:
+    """A regex for the aliases ``names`` (longest first, any case), with an optional year after them."""
+    known = "|".join(_alias_regex(a) for a in sorted(set(names), key=len, reverse=True))
+    return rf"(?i:{known})(?![\w])(?:,?\s*(?:1[89]|20)\d{{2}}\b)?"
+
+
 def _expand(pattern: str, macros: Mapping[str, str]) -> str:
     for _ in range(10):  # macros may nest; ten levels is far more than the rules use
         expanded = _MACRO.sub(lambda m: macros[m.group(1)], pattern)
@@ -126,15 +156,20 @@ def _compile_rules(data: Mapping[str, object]) -> CitationRules:
     for canonical, names in acts.items():
         for alias in (canonical, *names):
             aliases[_act_key(alias)] = canonical
-    alias_names = sorted({a for names in acts.values() for a in names}, key=len, reverse=True)
-    known = "|".join(_alias_regex(a) for a in alias_names)
+    bare_acts: Sequence[str] = data.get("bare_number_acts", ())  # type: ignore[assignment]
+    unknown = set(bare_acts) - set(acts)
+    if unknown:
+        raise ValueError(f"bare_number_acts names acts the table lacks: {', '.join(sorted(unknown))}")
     macros = dict(data["macros"])  # type: ignore[arg-type]
-    macros["KNOWN_ACT"] = rf"(?:{known})(?![\w])(?:,?\s*(?:1[89]|20)\d{{2}}\b)?"
+    macros["KNOWN_ACT"] = _known_acts(a for names in acts.values() for a in names)
+    macros["BARE_NUMBER_ACT"] = _known_acts(a for act in bare_acts for a in acts[act]) if bare_acts else "(?!)"
+    macros["NOT_AFTER"] = _not_after(data.get("bare_number_not_after", ()))  # type: ignore[arg-type]
     rules: list[_Rule] = []
     specs: list[tuple[str, Mapping[str, object]]] = [("judgment", r) for r in data["judgment_rules"]]  # type: ignore[union-attr]
     case_name: Mapping[str, object] = data["case_name"]  # type: ignore[assignment]
     specs.append(("case_name", {"name": "case_name", **case_name}))
     specs += [("provision", r) for r in data["provision_rules"]]  # type: ignore[union-attr]
+    specs += [("section", r) for r in data.get("section_rules", ())]  # type: ignore[union-attr]
     for kind, spec in specs:
         pattern = _expand(str(spec["pattern"]), macros)
         try:
@@ -153,12 +188,13 @@ def _compile_rules(data: Mapping[str, object]) -> CitationRules:
             )
         )
     return CitationRules(
-        rules=tuple(rules),
+        rules=tuple(r for r in rules if r.kind != "section"),
         act_aliases=aliases,
         section_separator=re.compile(_expand(str(data["section_separator"]), macros)),
         drop_leading=frozenset(case_name.get("drop_leading", ())),  # type: ignore[arg-type]
         drop_trailing=frozenset(case_name.get("drop_trailing", ())),  # type: ignore[arg-type]
         min_side_chars=int(case_name.get("min_side_chars", 3)),  # type: ignore[arg-type]
+        section_rules=tuple(r for r in rules if r.kind == "section"),
     )
 
 
@@ -194,6 +230,13 @@ def canonical_act(name: str, rules: CitationRules | None = None) -> str:
     return f"{titled}, {year_match.group(1)}" if year_match else titled
 
 
+def canonical_section(section: str) -> str:
+    """A section number as canonical citations write it: no spaces, its letters upper case and unhyphenated
+    (``304-B`` and ``304b`` are ``304B``), its sub-sections as written (``13(1)(e)``)."""
+    section = re.sub(r"\s+", "", section)
+    return _SECTION_BASE.sub(lambda m: m.group(0).replace("-", "").upper(), section, count=1)
+
+
 def _clean_case_side(side: str, rules: CitationRules, leading: bool) -> str:
     words = _SPACES.sub(" ", side).strip().split(" ")
     if leading:
@@ -216,15 +259,16 @@ def _render(rule: _Rule, match: re.Match[str], rules: CitationRules) -> list[str
         if min(len(left), len(right)) < rules.min_side_chars:
             return []
         return [rule.template.format(left=left, right=right)]
-    if rule.kind == "provision":
-        act_text = groups["act"] or rule.default_act
-        if not act_text:
-            return []
-        groups["act"] = canonical_act(act_text, rules)
+    if rule.kind in ("provision", "section"):
+        if rule.kind == "provision":
+            act_text = groups["act"] or rule.default_act
+            if not act_text:
+                return []
+            groups["act"] = canonical_act(act_text, rules)
         sections = [s for s in rules.section_separator.split(groups["sections"]) if s.strip()]
         rendered = []
         for section in sections:
-            groups["section"] = re.sub(r"\s+", "", section)
+            groups["section"] = canonical_section(section)
             rendered.append(_SPACES.sub(" ", rule.template.format_map(groups)).strip())
         return rendered
     return [_SPACES.sub(" ", rule.template.format_map(groups)).strip()]
@@ -261,6 +305,26 @@ def extract_citations(
         taken_until[rule.kind] = end
         found += [Citation(rule.kind, text[start:end], n, start, end, rule.name) for n in normalized]
     found.sort(key=lambda c: (c.start, c.kind))
+    return found
+
+
+def extract_sections(text: str, rules: CitationRules | None = None) -> list[Citation]:
+    """Sections named without an Act (``s.304-B``, ``section 438``), kind ``"section"``, ``normalized`` the
+    canonical section number (``304B``), where no provision citation of ``text`` covers them; ordered by
+    position. What a query means by them is the reader's choice (a query means the section of any Act)."""
+    rules = rules or _default_rules()
+    covered = [(c.start, c.end) for c in extract_citations(text, rules, {"provision"})]
+    found: list[Citation] = []
+    taken_until = -1
+    for rule in rules.section_rules:
+        for match in rule.regex.finditer(text):
+            start, end = rule.span(match)
+            if start < taken_until or any(s < end and start < e for s, e in covered):
+                continue
+            taken_until = end
+            found += [Citation("section", text[start:end], n, start, end, rule.name)
+                      for n in _render(rule, match, rules)]
+    found.sort(key=lambda c: c.start)
     return found
 
 

@@ -9,7 +9,15 @@ import pytest
 from indexer.citations import citations_in, enrich
 from indexer.document import Judgment
 from indexer.loaders import load
-from legal.citations import canonical_act, canonical_case_name, extract_citations, load_rules, parse_provision
+from legal.citations import (
+    canonical_act,
+    canonical_case_name,
+    canonical_section,
+    extract_citations,
+    extract_sections,
+    load_rules,
+    parse_provision,
+)
 
 JUDGMENT_CASES = [
     ("(2017) 10 SCC 1", ["(2017) 10 SCC 1"]),
@@ -69,6 +77,48 @@ PROVISION_CASES = [
     ("Section 5 of the Act", []),
     ("Article 6 of the European Convention", []),
     ("paid Rs. 302 in cash", []),
+    # issue 26: hyphenated or lower-case section letters, lower-case aliases, sections joined by '/', a bare
+    # number before a known Act
+    ("Section 304-B of the Indian Penal Code", ["IPC s. 304B"]),
+    ("convicted under Section 304-B IPC", ["IPC s. 304B"]),
+    ("Sections 498-A and 304-B of the Indian Penal Code", ["IPC s. 498A", "IPC s. 304B"]),
+    ("u/s. 302/34 IPC", ["IPC s. 302", "IPC s. 34"]),
+    ("sec 302 ipc", ["IPC s. 302"]),
+    ("section 304b ipc", ["IPC s. 304B"]),
+    ("section 438 crpc", ["CrPC s. 438"]),
+    ("304B IPC", ["IPC s. 304B"]),
+    ("438 CrPC", ["CrPC s. 438"]),
+    ("302/34 IPC", ["IPC s. 302", "IPC s. 34"]),
+    ("altered from 302 IPC to 304B and 201 IPC", ["IPC s. 302", "IPC s. 304B", "IPC s. 201"]),
+    ("376(1), IPC", ["IPC s. 376(1)"]),
+    ("u/s. 302 read with S. 34 IPC", ["IPC s. 34"]),  # 'S.' is no section word: 302 has no Act of its own
+    ("Section 113-B of the Evidence Act", ["Evidence Act s. 113B"]),
+    ("Articles 14 and 300-A of the Constitution", ["Constitution art. 14", "Constitution art. 300A"]),
+    ("article 21", ["Constitution art. 21"]),
+    ("art. 226 of the Constitution", ["Constitution art. 226"]),
+    ("Order 21 Rule 97 CPC", []),
+    ("order 21 rule 97 cpc", []),
+    ("under O. 7, R. 10, C. P. C.", []),
+    ("AIR 1973 SC 1461", []),
+    ("in 1995 302 IPC", []),
+    ("page 302 IPC", []),
+    ("para 12 IPC", []),
+    ("Crl. A. No. 302/1995 IPC", []),
+    ("Section 302/1995", []),
+    ("Article 6 of the agreement", []),
+    ("s.304-B", []),  # a section without an Act is no provision (extract_sections reads it)
+]
+
+SECTION_CASES = [
+    ("s.304-B", ["304B"]),
+    ("section 304b", ["304B"]),
+    ("Sec. 438", ["438"]),
+    ("u/s 302/34", ["302", "34"]),
+    ("s. 13(1)(e)", ["13(1)(e)"]),
+    ("section 304B IPC", []),  # a provision: its section is not read again
+    ("Article 21", []),
+    ("304B", []),  # a number alone is no section
+    ("Section 302/1995", []),
 ]
 
 
@@ -89,6 +139,22 @@ def test_case_names(text: str, expected: list[str]) -> None:
 @pytest.mark.parametrize(("text", "expected"), PROVISION_CASES)
 def test_provisions(text: str, expected: list[str]) -> None:
     assert normalized(text, "provision") == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), SECTION_CASES)
+def test_sections_without_an_act(text: str, expected: list[str]) -> None:
+    assert [c.normalized for c in extract_sections(text)] == expected
+
+
+def test_sections_are_never_a_kind_of_extract_citations() -> None:
+    assert extract_citations("convicted under s.304-B and Article 21") == extract_citations(
+        "convicted under s.304-B and Article 21", kinds={"judgment", "case_name", "provision"})
+
+
+@pytest.mark.parametrize(("written", "canonical"), [("304-B", "304B"), ("304b", "304B"), ("498 A", "498A"),
+                                                    ("13(1)(e)", "13(1)(e)"), ("5-A(1)(a)", "5A(1)(a)")])
+def test_canonical_section(written: str, canonical: str) -> None:
+    assert canonical_section(written) == canonical
 
 
 @pytest.mark.parametrize(
