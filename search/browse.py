@@ -27,19 +27,21 @@ from typing import Any
 
 from opensearchpy import NotFoundError, OpenSearch
 
-from legal.citations import extract_citations
+from legal.citations import extract_citations, parse_provision
 from search.citation_graph import CitationGraph, load_graph
-from search.citecheck_lookup import lookup_case_names, lookup_provisions, lookup_reporters
-from search.facets import count
+from search.citecheck_lookup import lookup_case_names, lookup_reporters
+from search.facets import count, labelled_provisions
 from search.judgment_text import CitedCaseLink, ParagraphView, TextLink, cited_case_links, paragraph_views, text_links
+from search.provision_links import corpus_refs
 from search.records import JUDGMENT_FIELDS, StoredJudgment, stored_date
 from search.request import SearchRequest
 
-__all__ = ["CitationLink", "CitedCaseLink", "ExploreView", "JudgmentView", "ParagraphView", "SentenceView", "TextLink",
-           "explore", "judgment_view"]
+__all__ = ["ActBucket", "CitationLink", "CitedCaseLink", "ExploreView", "JudgmentView", "ParagraphView",
+           "SentenceView", "TextLink", "explore", "judgment_view"]
 
 MAX_CHUNKS = 2_000  # a judgment of ~60k sentences; beyond it the view is cut and says so
 CITED_BY_LIMIT = 200
+ACT_SECTIONS = 8  # sections listed under an Act on Explore
 _VERSUS = re.compile(r"\s+(?:v|vs|versus)\.?\s+", re.IGNORECASE)
 
 
@@ -129,16 +131,6 @@ def resolve_judgments(client: OpenSearch, judgments_alias: str, cited: list[str]
             if v.status == "found" and v.matches and v.matches[0].judgment_id}
 
 
-def resolve_provisions(client: OpenSearch, provisions_alias: str,
-                       cited: list[str]) -> dict[str, tuple[str, str | None]]:
-    """Map canonical provision citations (``IPC s. 302``) to the provisions the corpus holds."""
-    if not cited:
-        return {}
-    verdicts = lookup_provisions(client, provisions_alias, cited)
-    return {c: (v.matches[0].provision_id, v.matches[0].title) for c, v in verdicts.items()
-            if v.status == "found" and v.matches and v.matches[0].provision_id}
-
-
 def _titles(client: OpenSearch, judgments_alias: str, ids: list[str]) -> dict[str, dict[str, Any]]:
     """Title and date of each of ``ids`` that the corpus holds (one request)."""
     if not ids:
@@ -173,7 +165,8 @@ def judgment_view(client: OpenSearch, aliases: dict[str, str], judgment_id: str,
     stored = StoredJudgment.from_source(source, judgment_id)
     graph = graph if graph is not None else load_graph(client, aliases["judgments"])
     sentences, truncated = _sentences(client, aliases["chunks"], judgment_id, stored.text)
-    provisions = resolve_provisions(client, aliases["provisions"], list(stored.cited_provisions))
+    refs = corpus_refs(client, aliases, stored.cited_provisions)  # one request for every cited provision
+    provisions = {c: (ref.provision_id, ref.title) for c, ref in refs.items()}
     found = extract_citations(stored.text)
 
     def titles(ids):
@@ -200,11 +193,25 @@ def judgment_view(client: OpenSearch, aliases: dict[str, str], judgment_id: str,
 
 @dataclass(frozen=True)
 class Bucket:
-    """One bar of a chart: its key, the judgments in it, and the query filter that selects it."""
+    """One bar of a chart: its key, the judgments in it, and the query filter that selects it; a cited provision
+    the corpus holds also carries the provision's ``title`` and ``provision_id``."""
 
     key: str
     judgments: int
     filter: str
+    title: str | None = None
+    provision_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ActBucket:
+    """An Act: the judgments citing any of its provisions, and its most cited sections (each a :class:`Bucket`
+    whose count folds in the section's sub-sections, so ``IPC s. 304B`` counts a judgment citing ``IPC s.
+    304B(1)``; its filter selects the section's own citation)."""
+
+    act: str
+    judgments: int
+    sections: tuple[Bucket, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -218,6 +225,7 @@ class ExploreView:
     cited_judgments: tuple[Bucket, ...] = ()
     judges: tuple[Bucket, ...] = ()
     co_citations: tuple[tuple[str, str, int], ...] = field(default_factory=tuple)
+    acts: tuple[ActBucket, ...] = ()
 
 
 def _quoted(value: str) -> str:
@@ -225,13 +233,28 @@ def _quoted(value: str) -> str:
 
 
 def explore(client: OpenSearch, aliases: dict[str, str], request: SearchRequest | None = None) -> ExploreView:
-    """Counts of judgments per year, court, role, cited provision and judgment, judge, and pairs of provisions
-    cited together, each bucket carrying the query filter that narrows a search to it. Counted by the rule of
-    :mod:`search.facets`, as the search page counts: ``judgments`` is the search's ``total``."""
-    counted = count(client, aliases, request, size=15, co_citations=True)
+    """Counts of judgments per year, court, role, cited provision and judgment, judge, cited Act and section, and
+    pairs of provisions cited together, each bucket carrying the query filter that narrows a search to it. Counted
+    by the rule of :mod:`search.facets`, as the search page counts: ``judgments`` is the search's ``total``. Cited
+    provisions and sections the corpus holds carry the provision's title and id (one request for all)."""
+    counted = count(client, aliases, request, size=15, co_citations=True, by_act=True)
+    sections = counted.buckets("sections")
+    named = labelled_provisions(client, aliases, counted.buckets("cited_provisions") + sections)
+    titles = {b["key"]: (b.get("title"), b.get("provision_id")) for b in named}
+
+    def bucket(key: str, judgments: int, made: str) -> Bucket:
+        return Bucket(key, judgments, made, *titles.get(key, (None, None)))
 
     def buckets(name: str, make_filter) -> tuple[Bucket, ...]:
-        return tuple(Bucket(str(b["key"]), b["judgments"], make_filter(str(b["key"]))) for b in counted.buckets(name))
+        return tuple(bucket(str(b["key"]), b["judgments"], make_filter(str(b["key"]))) for b in counted.buckets(name))
+
+    by_act: dict[str, list[Bucket]] = {}
+    for b in sections:
+        act = parse_provision(b["key"])
+        if act is not None:
+            by_act.setdefault(act.act, []).append(bucket(b["key"], b["judgments"], f"statute:{_quoted(b['key'])}"))
+    acts = tuple(ActBucket(str(b["key"]), b["judgments"], tuple(by_act.get(str(b["key"]), ())[:ACT_SECTIONS]))
+                 for b in counted.buckets("acts"))
 
     pairs: dict[tuple[str, str], int] = {}
     for outer in counted.aggregations["co_citations"]["buckets"]:
@@ -247,4 +270,4 @@ def explore(client: OpenSearch, aliases: dict[str, str], request: SearchRequest 
         provisions=buckets("cited_provisions", lambda k: f"statute:{_quoted(k)}"),
         cited_judgments=buckets("cited_judgments", lambda k: f"cites:{_quoted(k)}"),
         judges=buckets("judges", lambda k: f"judge:{_quoted(k)}"),
-        co_citations=co)
+        co_citations=co, acts=acts)

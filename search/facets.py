@@ -18,6 +18,12 @@ role matching any of the words: the counted judgments' ids come back with the fi
 :data:`ROLE_SET_LIMIT`; past it the roles count every judgment with such a passage, as for a pasted text) and
 restrict the second.
 
+Cited provisions are labelled: a bucket whose citation the provisions index holds (the citation, or the section
+of a cited sub-section) carries the provision's ``title``, ``provision_id`` and page ``link``
+(:mod:`search.provision_links`, one request for all the buckets). Explore also counts the judgments citing each
+Act (``acts``) and each section, sub-sections folded into their section (``sections``: ``IPC s. 304B(1)`` counts
+under ``IPC s. 304B``), each judgment once per Act and once per section, by a script over ``cited_provisions``.
+
 The year histogram is continuous: empty years are buckets of 0 (``min_doc_count: 0``), and a year or date filter
 stretches the axis to its bounds (``extended_bounds``), so a gap in the record shows as a gap.
 """
@@ -31,14 +37,32 @@ from opensearchpy import OpenSearch
 
 from search.builders import bm25_query
 from search.matching import lexical_query
+from search.provision_links import corpus_refs, label_buckets
 from search.request import SearchRequest
 from search.syntax import YEAR_MAX, YEAR_MIN
 
-__all__ = ["FACET_SIZE", "Counts", "count", "facets", "judgment_body", "role_body", "year_bounds"]
+__all__ = ["FACET_SIZE", "Counts", "count", "facets", "judgment_body", "labelled_provisions", "provision_parts",
+           "role_body", "year_bounds"]
 
 Body = dict[str, Any]
 FACET_SIZE = 15
 SEARCH_FACETS = ("court", "year", "role", "cited_provisions", "judges")
+ACT_SIZE = 20  # Acts Explore lists
+SECTION_SIZE = 60  # sections Explore reads to list the most cited of each Act
+# the distinct Acts, and the distinct sections (a sub-section folded into its section), a judgment's canonical
+# citations name (``<Act> s. <section>``, ``<Act> art. <article>``: legal.citations.parse_provision)
+_PROVISION_PARTS = """
+Set out = new HashSet();
+for (def cited : doc['cited_provisions']) {
+  int unit = cited.indexOf(' s. ');
+  if (unit < 0) { unit = cited.indexOf(' art. '); }
+  if (unit <= 0) { continue; }
+  if (params.part == 'act') { out.add(cited.substring(0, unit)); continue; }
+  int sub = cited.indexOf('(', unit);
+  out.add(sub > 0 ? cited.substring(0, sub) : cited);
+}
+return new ArrayList(out);
+"""
 ROLE_SET_LIMIT = 10_000  # counted judgments whose ids restrict the role counts (a terms query; the cap is 65,536)
 
 
@@ -61,9 +85,17 @@ def year_bounds(request: SearchRequest | None) -> dict[str, int]:
     return {} if "min" in bounds and "max" in bounds and bounds["min"] > bounds["max"] else bounds
 
 
-def judgment_body(request: SearchRequest | None, size: int = FACET_SIZE, co_citations: bool = False) -> Body:
+def provision_parts(part: str, size: int) -> Body:
+    """Judgments per cited Act (``part`` ``act``) or per cited section, sub-sections folded (``section``)."""
+    return {"terms": {"size": size, "script": {"source": _PROVISION_PARTS, "lang": "painless",
+                                               "params": {"part": part}}}}
+
+
+def judgment_body(request: SearchRequest | None, size: int = FACET_SIZE, co_citations: bool = False,
+                  by_act: bool = False) -> Body:
     """Judgments matching the request (all of them without one) per court, year, cited provision and judgment,
-    and judge; ``hits.total`` is the exact number of judgments matching."""
+    and judge (with ``by_act``, per cited Act and section too); ``hits.total`` is the exact number of judgments
+    matching."""
 
     def terms(name: str, n: int = size) -> Body:
         return {"terms": {"field": name, "size": n}}
@@ -77,6 +109,9 @@ def judgment_body(request: SearchRequest | None, size: int = FACET_SIZE, co_cita
                   "judges": terms("judges")}
     if co_citations:
         aggs["co_citations"] = {**terms("cited_provisions", 10), "aggs": {"with": terms("cited_provisions", 6)}}
+    if by_act:
+        aggs["acts"] = provision_parts("act", ACT_SIZE)
+        aggs["sections"] = provision_parts("section", SECTION_SIZE)
     return {"size": 0, "track_total_hits": True,
             "query": lexical_query(request) if request is not None else {"match_all": {}}, "aggs": aggs}
 
@@ -127,10 +162,10 @@ def _answers(client: OpenSearch, lines: list[Body]) -> list[dict[str, Any]]:
 
 
 def count(client: OpenSearch, aliases: dict[str, str], request: SearchRequest | None, size: int = FACET_SIZE,
-          co_citations: bool = False) -> Counts:
+          co_citations: bool = False, by_act: bool = False) -> Counts:
     """The judgments index for the judgment facets and the total, the chunks index for the roles: in one
     ``_msearch``, or, when every word is required, one after the other (the roles among the judgments counted)."""
-    judgments = judgment_body(request, size, co_citations)
+    judgments = judgment_body(request, size, co_citations, by_act)
     if request is None or request.query is None or not request.every_word:
         return Counts.of(*_answers(client, [{"index": aliases["judgments"]}, judgments,
                                              {"index": aliases["chunks"]}, role_body(request)]))
@@ -144,6 +179,16 @@ def count(client: OpenSearch, aliases: dict[str, str], request: SearchRequest | 
 
 def facets(client: OpenSearch, aliases: dict[str, str], request: SearchRequest,
            size: int = FACET_SIZE) -> dict[str, list[dict[str, Any]]]:
-    """The search page's facets (court, year, role, cited provisions, judges) by the counting rule."""
+    """The search page's facets (court, year, role, cited provisions, judges) by the counting rule, the cited
+    provisions labelled with the corpus's provisions (:func:`labelled_provisions`)."""
     counted = count(client, aliases, request, size)
-    return {name: counted.buckets(name) for name in SEARCH_FACETS}
+    found = {name: counted.buckets(name) for name in SEARCH_FACETS}
+    found["cited_provisions"] = labelled_provisions(client, aliases, found["cited_provisions"])
+    return found
+
+
+def labelled_provisions(client: OpenSearch, aliases: dict[str, str],
+                        buckets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Cited-provision buckets with the title, id and page of the provision each names, where the corpus holds
+    it (one request for all)."""
+    return label_buckets(buckets, corpus_refs(client, aliases, [str(b["key"]) for b in buckets]))

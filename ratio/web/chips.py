@@ -51,13 +51,15 @@ class Chip:
 @dataclass(frozen=True)
 class FacetLink:
     """One facet value: its key and label, the judgments counted, the link that selects it (or, when
-    ``selected``, removes it)."""
+    ``selected``, removes it); a cited provision the corpus holds also links to its page (``page``) and is
+    labelled with its title (``IPC s. 302 — Punishment for murder``)."""
 
     key: str
     label: str
     count: int
     url: str | None
     selected: bool = False
+    page: str | None = None
 
 
 def search_query(params: SearchParams, **changes: Any) -> str:
@@ -210,6 +212,8 @@ def facet_links(params: SearchParams, facet: str, buckets: Iterable[dict[str, An
         key = str(bucket["key"])
         removal = chosen.get(key.casefold())
         label = key.replace("_", " ") if facet == "role" else key
+        if bucket.get("title"):
+            label = f"{key} — {bucket['title']}"
         url = removal if removal is not None else (_selection(params, facet, key) if link else None)
-        out.append(FacetLink(key, label, int(bucket["judgments"]), url, removal is not None))
+        out.append(FacetLink(key, label, int(bucket["judgments"]), url, removal is not None, bucket.get("link")))
     return out
