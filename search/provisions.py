@@ -12,6 +12,9 @@ for hits found by meaning alone. k-NN always returns neighbours, so without it g
 the provisions nearest to nothing in particular. Without a floor (the evaluation's configurations) every fused
 provision is kept.
 
+A query that names provisions (``section 304B IPC``, ``s.304-B``, ``Article 21``) lists those first, whatever the
+floor, each marked ``named`` (:mod:`search.named_provisions`), then the rest as ranked.
+
 The texts are plain strings (user text or LLM output): they reach OpenSearch only as the value of a
 ``multi_match``, never as query syntax, and are cut to ``MAX_WORDS`` words.
 """
@@ -29,6 +32,7 @@ from opensearchpy import OpenSearch
 from backends.encoders import Encoder
 from search.fusion import FusionMethod, fuse
 from search.matching import cosine
+from search.named_provisions import find_named, named_first
 from search.records import stored_date
 
 MAX_WORDS = 300
@@ -38,7 +42,8 @@ _SOURCE = ["provision_id", "act", "section", "citation", "title", "text"]
 
 @dataclass(frozen=True)
 class ProvisionHit:
-    """A statute provision that matched, with the query texts that found it (by number, from 0)."""
+    """A statute provision that matched, with the query texts that found it (by number, from 0); ``named``: a
+    query text names it (its citation or section), which is why it is listed first."""
 
     provision_id: str
     score: float
@@ -48,6 +53,7 @@ class ProvisionHit:
     title: str | None
     text: str
     matched_by: tuple[int, ...]
+    named: bool = False
 
 
 def _words(text: str) -> str:
@@ -87,16 +93,20 @@ def find_provisions(client: OpenSearch, index: str, encoder: Encoder, texts: Seq
             kept = {doc for doc, _ in words} | {doc for doc, score in similar if cosine(score) >= floor}
             fused = [(doc, score) for doc, score in fused if doc in kept]
         per_query.append(fused)
-    if not any(per_query):
+    named = find_named(client, index, texts, _SOURCE)
+    sources.update({doc: dict(source) for doc, source in named.sources.items()})
+    if not any(per_query) and not named.order:
         return ()
     ranked = per_query[0] if len(per_query) == 1 else [(hit.id, hit.score) for hit in fuse(per_query, FusionMethod.RRF)]
+    ranked = named_first(ranked, named)  # what the texts name first, then the rest as ranked
     results = []
     for doc_id, score in ranked[:size]:
         source = sources[doc_id]
         matched = tuple(n for n, hits in enumerate(per_query) if any(h[0] == doc_id for h in hits))
         results.append(ProvisionHit(source.get("provision_id", doc_id), round(score, 6), source.get("act"),
                                     source.get("section"), source.get("citation"), source.get("title"),
-                                    source.get("text") or "", matched))
+                                    source.get("text") or "", tuple(sorted({*matched, *named.by.get(doc_id, ())})),
+                                    doc_id in named.by))
     return tuple(results)
 
 

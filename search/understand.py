@@ -8,7 +8,9 @@ is, with the legal layer's own parsers (:mod:`legal.citations` for citations and
   (``Virsa Singh``: one to six capitalised words, no legal vocabulary, no digits; the word lists and limits
   are data, in ``understand.json``);
 * ``citation``: a reporter citation and little else (``AIR 1962 SC 605``, ``(1984) 4 SCC 116``);
-* ``provision``: a statutory provision and little else (``s. 304B IPC``, ``section 438 CrPC``, ``Article 21``);
+* ``provision``: a statutory provision and little else (``s. 304B IPC``, ``304B IPC``, ``section 438 crpc``,
+  ``Article 21``), or a section named without its Act (``s.304-B``: :attr:`Understanding.sections` holds ``304B``,
+  the section of whichever Act has one);
 * ``topic``: anything else that is typed (``dowry death cruelty by husband``, ``"dying declaration" AND murder``);
 * ``pasted``: a long text (more than ``pasted_words`` words, 30) that uses no query operator: a fact pattern or a
   paragraph of a judgment. It is read as plain words (:func:`search.syntax.as_plain_text`, what ``/brief`` and
@@ -31,7 +33,7 @@ from enum import StrEnum
 from functools import cache
 from pathlib import Path
 
-from legal.citations import extract_citations
+from legal.citations import extract_citations, extract_sections
 from search.errors import QueryError
 from search.party_names import load_party_rules, party_tokens, split_case_name
 from search.syntax import FIELDS, MAX_TERMS, ParsedQuery, as_plain_text, parse_query
@@ -79,7 +81,9 @@ class Understanding:
     """The kind of a query and the legal entities it names.
 
     ``parties`` is ``(A, B)`` for a case name, ``(A,)`` for a party alone; ``citations`` and ``provisions`` are
-    canonical strings (:mod:`legal.citations`); ``plain`` says the text was read as plain words."""
+    canonical strings (:mod:`legal.citations`); ``sections`` are canonical section numbers named without an Act
+    (``304B`` for ``s.304-B``), read only when the query is a provision; ``plain`` says the text was read as plain
+    words."""
 
     kind: QueryKind
     words: int
@@ -87,6 +91,7 @@ class Understanding:
     parties: tuple[str, ...] = ()
     citations: tuple[str, ...] = ()
     provisions: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()
 
     @property
     def every_word(self) -> bool:
@@ -134,18 +139,19 @@ def understand(text: str) -> Understanding:
     words = len(text.split())
     if words > kind_rules().pasted_words and not _uses_operators(text):
         return Understanding(QueryKind.PASTED, words, plain=True)
-    found = extract_citations(text)
+    found = [*extract_citations(text), *extract_sections(text)]
     provisions = tuple(dict.fromkeys(c.normalized for c in found if c.kind == "provision"))
+    sections = tuple(dict.fromkeys(c.normalized for c in found if c.kind == "section"))
     reporters = tuple(dict.fromkeys(c.normalized for c in found if c.kind == "judgment"))
     names = [c for c in found if c.kind == "case_name"]
     rest = _rest(text, [(c.start, c.end) for c in found])
     if found and len(rest) <= 1:
-        if names and not reporters and not provisions:
+        if names and not reporters and not provisions and not sections:
             sides = split_case_name(names[0].text)
             return Understanding(QueryKind.NAME, words, parties=sides or (), citations=reporters)
         if reporters:
             return Understanding(QueryKind.CITATION, words, citations=reporters, provisions=provisions)
-        return Understanding(QueryKind.PROVISION, words, provisions=provisions)
+        return Understanding(QueryKind.PROVISION, words, provisions=provisions, sections=sections)
     sides = split_case_name(text) if not _uses_operators(text) else None
     if sides and all(len(side.split()) <= kind_rules().max_side_words for side in sides):
         return Understanding(QueryKind.NAME, words, parties=sides, citations=reporters, provisions=provisions)
