@@ -35,7 +35,7 @@ _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 
 def html_to_text(markup: bytes | str) -> tuple[str, str | None]:
     """The visible text of an HTML page, and its ``<title>`` if it has one."""
-    from bs4 import BeautifulSoup, Comment, NavigableString, Tag  # imported on use
+    from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
 
     soup = BeautifulSoup(markup, "html.parser")
     title_tag = soup.find("title")
@@ -51,7 +51,7 @@ def html_to_text(markup: bytes | str) -> tuple[str, str | None]:
             stack.pop()
             parts.append(after)
             continue
-        if isinstance(child, Comment):
+        if isinstance(child, (Comment, Doctype, Declaration, ProcessingInstruction)):  # not visible text
             continue
         if isinstance(child, NavigableString):
             parts.append(str(child) if in_pre else _SPACES.sub(" ", str(child)))
