@@ -45,7 +45,7 @@ from search.explain import Explanation, explain, explain_filters
 from search.explain_llm import hit_record, llm_explain
 from search.intent import classify_intent
 from search.options import FilterOptions, SearchOptions, SortOrder, merge_options
-from search.provisions import ProvisionHit, find_provisions
+from search.provisions import ProvisionHit
 from search.ranking.model import DEFAULT_MODEL, RankerModel
 from search.records import JUDGMENT_FIELDS, StoredJudgment
 from search.request import SearchRequest
@@ -232,18 +232,15 @@ class Client:
         return StoredJudgment.from_source(source, judgment_id)
 
     def provisions(self, query: str, size: int = 10) -> list[ProvisionHit]:
-        """Statute provisions for a question or a description of facts (BM25 and vectors, fused): those matching
-        its words, or found by meaning alone at least the provisions index's similarity floor close to it (none for
-        gibberish)."""
+        """Statute provisions for a question, a provision typed (``section 304B IPC``) or a description of facts:
+        the provisions box (:meth:`search.execute.Searcher.provisions_for`), from the query's own words (BM25 and
+        vectors; none for gibberish) and the provisions its top-ranked precedents cite and quote."""
         if not 1 <= size <= 50:
             from search.errors import BadValueError
 
             raise BadValueError(f"size must be between 1 and 50, not {size}")
-        request = SearchRequest.from_query(query, classify=False)
-        text = request.semantic_text or query
         with opensearch_errors(self.connection.url):
-            return list(find_provisions(self.client, self.aliases["provisions"], self.encoder, [text], size=size,
-                                        floor=self.searcher.provisions_floor))
+            return list(self.searcher.provisions_for(query, size))
 
     def health(self) -> Health:
         """OpenSearch's state and the document count of each index (status ``unavailable`` when the cluster

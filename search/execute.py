@@ -56,6 +56,7 @@ from search.matching import (
     returned_ids,
     words_body,
 )
+from search.named_provisions import find_named, named_first
 from search.options import ExpansionKind, RoleMode, SortOrder
 from search.provisions import ProvisionHit, find_provisions
 from search.ranking import serve
@@ -459,21 +460,35 @@ class Searcher:
 
     def _ranked_provisions(self, request: SearchRequest, expansion: Expansion | None,
                            ranked: Ranking) -> tuple[ProvisionHit, ...]:
-        """Provisions by the query mixed with those the top judgments' statute passages quote
-        (:mod:`search.ranking.statutes`); the LLM's parametric provisions, when expanded, as on the fusion path."""
+        """The provisions box for the ranked judgments (:meth:`provision_hits`); the LLM's parametric provisions,
+        when expanded, as on the fusion path."""
         if not request.provisions or (expansion and expansion.provisions):
             return self._provisions(request, expansion)
-        order = rank_provisions(self.client, self.aliases, self.encoder, request.semantic_text,
-                                [j.judgment_id for j in ranked.judgments], depth=request.provisions,
-                                floor=self.provisions_floor)
+        return self.provision_hits(request, [j.judgment_id for j in ranked.judgments], request.provisions)
+
+    def provisions_for(self, query: str, size: int = 10) -> tuple[ProvisionHit, ...]:
+        """The provisions box: the statutes for ``query`` as :mod:`search.ranking.statutes` ranks them, from the
+        query's words and the provisions its top-ranked precedents cite and quote. ``ratio provisions``, the API,
+        the page's box and ``ratio eval run aila-statutes``'s ``default`` all come here."""
+        request = SearchRequest.from_query(query, facets=False, highlight=False)
+        ranked, _ = self.ranking(request, depth=0) if request.query is not None else (None, None)
+        return self.provision_hits(request, [j.judgment_id for j in ranked.judgments] if ranked else [], size)
+
+    def provision_hits(self, request: SearchRequest, judgments: Sequence[str], size: int) -> tuple[ProvisionHit, ...]:
+        """The ``size`` best provisions for ``request`` given its judgments ranked best first; those the query names
+        (``section 304B IPC``, ``s.304-B``: :mod:`search.named_provisions`) first."""
+        index = self.aliases["provisions"]
+        named = find_named(self.client, index, [request.semantic_text], ("provision_id",))
+        order = named_first(rank_provisions(self.client, self.aliases, self.encoder, request.semantic_text,
+                                            judgments, depth=size, floor=self.provisions_floor), named)[:size]
         if not order:
             return ()
-        docs = self.client.mget(index=self.aliases["provisions"], body={"ids": [p for p, _ in order]},
+        docs = self.client.mget(index=index, body={"ids": [p for p, _ in order]},
                                 params={"_source_excludes": "vector"})["docs"]
         found = {d["_id"]: d["_source"] for d in docs if d.get("found")}
         return tuple(ProvisionHit(pid, round(score, 6), found[pid].get("act"), found[pid].get("section"),
                                   found[pid].get("citation"), found[pid].get("title"), found[pid].get("text") or "",
-                                  (0,)) for pid, score in order if pid in found)
+                                  (0,), pid in named.by) for pid, score in order if pid in found)
 
     def _facets(self, request: SearchRequest) -> dict[str, Any]:
         """Facets by the counting rule of :mod:`search.facets` (the same on both paths, and Explore's)."""

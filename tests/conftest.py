@@ -256,6 +256,9 @@ def aliases(client: OpenSearch, encoder, embedding_cache) -> dict[str, str]:
     labeller = RoleLabeller.load(encoder, cache_dir=embedding_cache)
     report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(SAMPLES)]))
     assert report.failed == [] and report.judgments_indexed == 18
+    from indexer.provision_map import map_provisions, write_mappings
+
+    write_mappings(client, aliases["provisions"], map_provisions(client, aliases))  # as `ratio index` ends
     yield aliases
     client.indices.delete(index=f"{layout.prefix}-*")
 

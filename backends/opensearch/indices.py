@@ -246,18 +246,17 @@ def _quantisation(vector: dict[str, Any] | None) -> str | None:
     return encoder.get("name") or "none"
 
 
-def add_new_fields(client: OpenSearch, layout: IndexLayout, kind: str, options: mappings.IndexOptions,
-                   names: tuple[str, ...]) -> None:
-    """Add the top-level fields ``names`` of the current definition of ``kind`` to its existing index.
 
-    Adding a field is the one mapping change OpenSearch makes in place, so an index created before the field
-    existed (the provisions' ``mapping`` and ``chapter``) takes it without ``ratio indices upgrade``.
+def add_new_fields(client: OpenSearch, index: str, kind: str, names: tuple[str, ...]) -> None:
+    """Put the top-level fields ``names`` of the current definition of ``kind`` on ``index`` (an alias or index).
+
+    Adding a field (or a property to an object field) is the one mapping change OpenSearch makes in place, so an
+    index created before the field existed (the provisions' ``mapping`` and ``chapter``) takes it without
+    ``ratio indices upgrade``. Fields with a ``${...}`` setting (vectors) are not for this.
     """
-    index = current_index(client, layout, kind)
-    if index is None:
-        return
-    properties = mappings.index_body(kind, options)["mappings"]["properties"]
-    have = client.indices.get_mapping(index=index)[index]["mappings"].get("properties", {})
-    missing = {name: properties[name] for name in names if name not in have}
-    if missing:
-        client.indices.put_mapping(index=index, body={"properties": missing})
+    properties = mappings.index_body(kind)["mappings"]["properties"]
+    found = client.indices.get_mapping(index=index)
+    have = next(iter(found.values()))["mappings"].get("properties", {}) if found else {}
+    changed = {name: properties[name] for name in names if have.get(name) != properties[name]}
+    if changed:  # a field already there is merged: only what it lacks (an object's new property) is added
+        client.indices.put_mapping(index=index, body={"properties": changed})

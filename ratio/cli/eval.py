@@ -174,9 +174,10 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     except (ValueError, RankerModelError) as exc:
         raise click.ClickException(str(exc)) from exc
     runner = Runner(searcher, max_words=max_words, candidates=candidates, rerankers=rerankers, rankers=rankers,
-                    saved=saved)
-    names = list(dict.fromkeys(configs)) or [c.name for c in CONFIGS.values()
-                              if c.task == task and (llm or not c.llm)] + [f"ranker:{r.label}" for r in rankers]
+                    saved=saved, task=task)
+    listed = [c.name for c in CONFIGS.values() if c.task == task and (llm or not c.llm)]
+    box = ["default"] if task == "provisions" else []  # the provisions box (the judgments' default is listed)
+    names = list(dict.fromkeys(configs)) or box + listed + [f"ranker:{r.label}" for r in rankers]
     try:
         chosen = [runner.check(name) for name in names]
     except ValueError as exc:

@@ -156,6 +156,9 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
                                   block_size=block_size, progress=advance, replace=replace)
             report = on_ray.report
     data = on_ray.as_dict() if on_ray is not None else report.as_dict()
+    mapped = _map_provisions(client, aliases, report)
+    if mapped is not None:
+        data["provisions_mapping"] = mapped
     if as_json:
         if not report.stopped:
             report_index_alerts(client, aliases, report.indexed_ids, data)
@@ -173,6 +176,8 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
         table.add_row("judgments/s", f"{report.judgments_indexed / seconds:.2f}")
         table.add_row("chunks/s", f"{report.chunks_indexed / seconds:.1f}")
         table.add_row("time split", ", ".join(f"{k} {v:.1f}s" for k, v in data["times"].items()))
+        if mapped is not None:
+            table.add_row("provisions mapped", ", ".join(f"{n} {status}" for status, n in mapped.items()))
         Console().print(table)
         if on_ray is not None:
             print_workers(on_ray)
@@ -186,6 +191,26 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
             report_index_alerts(client, aliases, report.indexed_ids, None)
     if report.stopped or (report.failed and (strict or nothing_done(report))):
         sys.exit(1)
+
+
+def _map_provisions(client, aliases: dict[str, str], report) -> dict[str, int] | None:
+    """Map the provisions to their Act and section from the judgments quoting them (:mod:`indexer.provision_map`)
+    after a run that wrote judgments or provisions, or when a provision has never been mapped; None when there
+    was nothing to do (or the run stopped: the cluster is gone)."""
+    if report.stopped:
+        return None
+    provisions = aliases["provisions"]
+    if not (report.judgments_indexed or report.provisions_indexed) and not client.count(
+            index=provisions, body={"query": {"bool": {"must_not": [{"exists": {"field": "mapping.status"}}]}}},
+    )["count"]:
+        return None
+    if not client.count(index=provisions)["count"]:
+        return None
+    from indexer.provision_map import map_provisions, write_mappings
+
+    found = map_provisions(client, aliases)
+    write_mappings(client, provisions, found)
+    return found.counts()
 
 
 def nothing_done(report) -> bool:

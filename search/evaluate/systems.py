@@ -139,8 +139,9 @@ class Runner:
     def __init__(self, searcher: Searcher, *, max_words: int = 300, candidates: int = 1000, depth: int = 1000,
                  rerank_top: int = 50, rerankers: Sequence[LabelledReranker] = (),
                  rankers: Sequence[LabelledRanker] = (),
-                 saved: Mapping[str, Mapping[str, Sequence[str]]] | None = None) -> None:
+                 saved: Mapping[str, Mapping[str, Sequence[str]]] | None = None, task: str = "judgments") -> None:
         self.searcher = searcher
+        self.task = task  # what the benchmark ranks: ``default`` is the search box's judgments, or its provisions
         self.saved = dict(saved or {})  # label -> qid -> judgment ids: rankings made elsewhere (run:LABEL)
         self.rerankers = {r.label: r for r in rerankers}
         self.rankers = {r.label: r for r in rankers}
@@ -157,6 +158,10 @@ class Runner:
 
     def check(self, name: str) -> Config:
         """The configuration ``name``, if this runner can run it; a ValueError saying why not otherwise."""
+        if name == "default" and self.task == "provisions":
+            return Config("default", "provisions", "exactly what the provisions box, 'ratio provisions' and "
+                          "Client.provisions return (Searcher.provisions_for): the query's own provisions mixed "
+                          "with those its top-ranked precedents cite (through the corpus mapping) and quote")
         if name.startswith("run:"):
             if name.split(":", 1)[1] not in self.saved:
                 raise ValueError(f"configuration {name!r} names no saved run; saved: {', '.join(self.saved) or 'none'}")
@@ -238,6 +243,8 @@ class Runner:
         if name.startswith("run:"):
             return list(self.saved[name.split(":", 1)[1]].get(qid or "", ()))[: self.depth]
         s = self.searcher
+        if name == "default" and self.task == "provisions":
+            return [hit.provision_id for hit in s.provisions_for(typed_or_pasted(text), self.depth)]
         if name in ("default", "fusion") or name.startswith("ranker:"):
             return self._rank_default(name, text)
         if name.startswith("ranker_document:"):

@@ -2,12 +2,18 @@
 
 A provision's text rarely shares words with a fact pattern ("the husband demanded a scooter" against "Dowry
 death.- (1) Where the death of a woman is caused by any burns..."), but the judgments that decided similar facts
-quote the provisions they applied, in their statute-role chunks. So the provisions are ranked twice: by the
-query itself (BM25 + k-NN over provisions, :func:`search.provisions.find_provisions`) and by the statute
-passages of the ranker's top judgments (each passage a BM25 query over provisions, weighted by its judgment's
-rank), and the two min-max-normalised lists are mixed with ``weight`` (chosen on AILA's tuning half). With a
-``floor`` the query's own provisions are those matching its words or at least that similar to it in meaning
-(:func:`search.provisions.find_provisions`); the precedents' provisions are those the ranked judgments quote.
+cite and quote the provisions they applied. So a provision is scored three ways, each min-max normalised:
+
+* **direct**: the query itself (BM25 + k-NN over provisions, :func:`search.provisions.find_provisions`);
+* **passages**: the statute-role passages of the ranker's top ``PRECEDENTS`` judgments, each a BM25 query over
+  provisions, weighted by its judgment's rank;
+* **citations**: the provisions the top ``CITING`` judgments *cite* (their ``cited_provisions``), each judgment
+  weighted ``1 / log2(rank + 2)``, reaching a provision through its corpus mapping
+  (:mod:`indexer.provision_map`): fully when mapped or given by its source, at half its vote share when the
+  mapping is ambiguous (its leading citation, ``mapping.citation``).
+
+and the three are mixed with ``WEIGHTS`` (chosen on AILA's tuning half only: docs/evaluation.md). With a ``floor``
+the query's own provisions are those matching its words or at least that similar to it in meaning.
 """
 
 from __future__ import annotations
@@ -21,10 +27,12 @@ from backends.encoders import Encoder
 from legal.roles import load_role_set
 from search.provisions import find_provisions, provision_bm25_body
 
-__all__ = ["PRECEDENTS", "WEIGHT", "rank_provisions", "statute_passages"]
+__all__ = ["CITING", "PRECEDENTS", "WEIGHTS", "citation_votes", "rank_provisions", "statute_passages"]
 
 PRECEDENTS = 10  # top judgments whose statute passages vote (5, 10, 20 tried on AILA odd: 10 best)
-WEIGHT = 0.7  # the precedents' share of a provision's score (0.3 to 1.0 tried: 0.7 best, MAP 0.148 vs 0.106)
+CITING = 50  # top judgments whose cited provisions vote (20, 50, 100 tried on AILA odd: 50 best)
+WEIGHTS = {"direct": 0.3, "passages": 0.2, "citations": 1.0}  # AILA odd half (docs/evaluation.md)
+AMBIGUOUS = 0.5  # how much an ambiguous mapping's leading citation counts, times its vote share
 _PASSAGE_WORDS = 300
 
 
@@ -49,25 +57,75 @@ def _minmax(scores: Mapping[str, float]) -> dict[str, float]:
     return {k: (v - low) / (high - low) if high > low else 1.0 for k, v in scores.items()}
 
 
-def rank_provisions(client: OpenSearch, aliases: Mapping[str, str], encoder: Encoder, text: str,
-                    judgments: Sequence[str], *, depth: int = 100, precedents: int = PRECEDENTS,
-                    weight: float = WEIGHT, floor: float | None = None) -> list[tuple[str, float]]:
-    """Provision ids best first for ``text``, given the judgments ranked for it (best first); ``floor``: the
-    meaning floor of the query's own provisions (None: none)."""
-    direct = {h.provision_id: h.score for h in find_provisions(client, aliases["provisions"], encoder, [text],
-                                                                 size=depth, candidates=depth, floor=floor)}
+def _base(citation: str) -> str:
+    """``IPC s. 304B(1)`` cites section 304B."""
+    return citation.split("(", 1)[0]
+
+
+def citation_votes(client: OpenSearch, aliases: Mapping[str, str], judgments: Sequence[str],
+                   citing: int = CITING) -> dict[str, float]:
+    """Per provision id, the rank-weighted votes of the top ``citing`` judgments that cite it (see above)."""
+    top = list(judgments[:citing])
+    if not top:
+        return {}
+    docs = client.mget(index=aliases["judgments"], body={"ids": top}, _source=["cited_provisions"])["docs"]
+    weight = {j: 1.0 / math.log2(rank + 2) for rank, j in enumerate(top)}
+    cited: dict[str, float] = {}
+    for doc in docs:
+        if doc.get("found"):
+            for citation in {_base(c) for c in doc["_source"].get("cited_provisions") or ()}:
+                cited[citation] = cited.get(citation, 0.0) + weight[doc["_id"]]
+    if not cited:
+        return {}
+    body = {"size": 10_000, "_source": ["citation", "mapping.status", "mapping.citation", "mapping.confidence"],
+            "query": {"bool": {"should": [{"terms": {"citation": sorted(cited)}},
+                                          {"terms": {"mapping.citation": sorted(cited)}}]}}}
+    votes: dict[str, float] = {}
+    for hit in client.search(index=aliases["provisions"], body=body)["hits"]["hits"]:
+        source, mapping = hit["_source"], hit["_source"].get("mapping") or {}
+        if source.get("citation"):
+            links = {source["citation"]: 1.0}
+        elif mapping.get("status") == "ambiguous" and mapping.get("citation"):
+            links = {mapping["citation"]: AMBIGUOUS * float(mapping.get("confidence") or 0.0)}
+        else:
+            continue
+        score = sum(cited.get(citation, 0.0) * link for citation, link in links.items())
+        if score > 0:
+            votes[hit["_id"]] = score
+    return votes
+
+
+def passage_votes(client: OpenSearch, aliases: Mapping[str, str], judgments: Sequence[str], depth: int,
+                  precedents: int = PRECEDENTS) -> dict[str, float]:
+    """Per provision id, the rank-weighted BM25 matches of the top ``precedents`` judgments' statute passages."""
     votes: dict[str, float] = {}
     passages = statute_passages(client, aliases["chunks"], list(judgments[:precedents]))
     order = [j for j in judgments[:precedents] if passages.get(j)]
-    if order:
-        lines: list[dict] = []
-        for judgment in order:
-            lines += [{"index": aliases["provisions"]}, provision_bm25_body(passages[judgment], depth)]
-        for rank, response in enumerate(client.msearch(body=lines)["responses"]):
-            hits = response.get("hits", {}).get("hits", [])
-            top = max((float(h["_score"] or 0.0) for h in hits), default=0.0) or 1.0
-            for hit in hits:
-                votes[hit["_id"]] = votes.get(hit["_id"], 0.0) + float(hit["_score"] or 0.0) / top / math.log2(rank + 2)
-    direct, votes = _minmax(direct), _minmax(votes)
-    mixed = {p: (1 - weight) * direct.get(p, 0.0) + weight * votes.get(p, 0.0) for p in {*direct, *votes}}
+    if not order:
+        return votes
+    lines: list[dict] = []
+    for judgment in order:
+        lines += [{"index": aliases["provisions"]}, provision_bm25_body(passages[judgment], depth)]
+    for rank, response in enumerate(client.msearch(body=lines)["responses"]):
+        hits = response.get("hits", {}).get("hits", [])
+        top = max((float(h["_score"] or 0.0) for h in hits), default=0.0) or 1.0
+        for hit in hits:
+            votes[hit["_id"]] = votes.get(hit["_id"], 0.0) + float(hit["_score"] or 0.0) / top / math.log2(rank + 2)
+    return votes
+
+
+def rank_provisions(client: OpenSearch, aliases: Mapping[str, str], encoder: Encoder, text: str,
+                    judgments: Sequence[str], *, depth: int = 100, precedents: int = PRECEDENTS,
+                    citing: int = CITING, weights: Mapping[str, float] | None = None,
+                    floor: float | None = None) -> list[tuple[str, float]]:
+    """Provision ids best first for ``text``, given the judgments ranked for it (best first); ``floor``: the
+    meaning floor of the query's own provisions (None: none)."""
+    weights = {**WEIGHTS, **(weights or {})}
+    parts = {"direct": {h.provision_id: h.score for h in find_provisions(
+                 client, aliases["provisions"], encoder, [text], size=depth, candidates=depth, floor=floor)},
+             "passages": passage_votes(client, aliases, judgments, depth, precedents),
+             "citations": citation_votes(client, aliases, judgments, citing)}
+    normalised = {name: _minmax(scores) for name, scores in parts.items()}
+    found = {p for scores in parts.values() for p in scores}
+    mixed = {p: sum(weights[name] * normalised[name].get(p, 0.0) for name in parts) for p in found}
     return sorted(mixed.items(), key=lambda item: (-item[1], item[0]))[:depth]
