@@ -1,4 +1,5 @@
-"""Judgments as HTML pages (``.html``, ``.htm``), reduced to their visible text.
+"""Judgments as HTML pages (``.html``, ``.htm``), reduced to their visible text; a page that holds a bare Act
+becomes one provision per section (:mod:`indexer.loaders.act`).
 
 Parser: BeautifulSoup with the standard library's ``html.parser``. It is the most widely used, well kept
 HTML library in Python, tolerates the broken markup court websites publish, detects the encoding from
@@ -17,8 +18,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from indexer.document import Judgment, LoadError, judgment_id_for
+from indexer.document import Judgment, LoadError, Provision, judgment_id_for
 from indexer.loaders._common import LoadOptions, build_judgment, read_bounded
+from indexer.loaders.act import act_items
 
 __all__ = ["html_to_text", "load_html"]
 
@@ -69,8 +71,8 @@ def html_to_text(markup: bytes | str) -> tuple[str, str | None]:
     return text, title or None
 
 
-def load_html(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadError]:
-    """Yield the judgment in one HTML file, or one LoadError."""
+def load_html(path: Path, options: LoadOptions) -> Iterator[Judgment | Provision | LoadError]:
+    """Yield the judgment in one HTML file (or each section of a bare Act), or one LoadError."""
     data = read_bounded(path, options)
     if isinstance(data, LoadError):
         yield data
@@ -85,6 +87,10 @@ def load_html(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadError
     text, title = html_to_text(data)
     if not text:
         yield LoadError(str(path), "HTML page has no visible text")
+        return
+    sections = act_items(text, path, options, where="line of its text")
+    if sections is not None:
+        yield from sections
         return
     yield build_judgment(
         judgment_id_for(path, prefix=options.id_prefix),

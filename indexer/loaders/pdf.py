@@ -2,7 +2,8 @@
 
 pypdf is pure Python and well maintained, so it installs everywhere the indexer runs. Pages are joined
 with a blank line (a page break is at least a paragraph break). A PDF without a text layer (a scan)
-is reported as a LoadError: OCR is a separate step, not a silent empty judgment.
+is reported as a LoadError: OCR is a separate step, not a silent empty judgment. A PDF of a bare Act becomes one
+provision per section (:mod:`indexer.loaders.act`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import io
 from collections.abc import Iterator
 from pathlib import Path
 
-from indexer.document import Judgment, LoadError, judgment_id_for
+from indexer.document import Judgment, LoadError, Provision, judgment_id_for
 from indexer.loaders._common import LoadOptions, build_judgment, read_bounded
+from indexer.loaders.act import act_items
 
 __all__ = ["load_pdf"]
 
@@ -41,8 +43,8 @@ def _extract(data: bytes) -> tuple[str, int]:
     return "\n\n".join(p.strip("\n") for p in pages), len(pages)
 
 
-def load_pdf(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadError]:
-    """Yield the judgment in one PDF file, or one LoadError."""
+def load_pdf(path: Path, options: LoadOptions) -> Iterator[Judgment | Provision | LoadError]:
+    """Yield the judgment in one PDF file (or each section of a bare Act), or one LoadError."""
     from pypdf.errors import PyPdfError
 
     data = read_bounded(path, options)
@@ -65,6 +67,10 @@ def load_pdf(path: Path, options: LoadOptions) -> Iterator[Judgment | LoadError]
         return
     if not text.strip():
         yield LoadError(str(path), f"PDF has no text layer ({page_count} pages; scanned? OCR it first)")
+        return
+    sections = act_items(text, path, options, where="line of its text")
+    if sections is not None:
+        yield from sections
         return
     yield build_judgment(
         judgment_id_for(path, prefix=options.id_prefix),

@@ -1,10 +1,12 @@
-"""Plain-text judgments (``.txt``, ``.txt.gz``) and AILA statute files.
+"""Plain-text judgments (``.txt``, ``.txt.gz``), AILA statute files and bare Acts.
 
 One file is one judgment. The source label follows the header layout that
 :mod:`indexer.metadata` recognises (``aila-2019`` for AILA case files, ``fire2017-irled`` for IRLeD prior
 cases), else ``text``. A file that starts ``Title:`` and has a ``Desc:`` line is an AILA 2019 statute
 and becomes a :class:`~indexer.document.Provision` (``S12.txt`` → provision id ``S12``), with its Act,
-section and citation when its title or text opens with one (:func:`legal.statutes.label_provision`).
+section and citation when its title or text opens with one (:func:`legal.statutes.label_provision`). A bare
+Act (its name in the header, numbered sections after it) becomes one provision per section
+(:mod:`indexer.loaders.act`), with a LoadError naming the line wherever splitting failed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from indexer.document import Judgment, LoadError, Provision, judgment_id_for
 from indexer.loaders._common import LoadOptions, build_judgment, decode_text, read_bounded
+from indexer.loaders.act import act_items
 from indexer.metadata import extract_metadata
 from legal.statutes import label_provision
 
@@ -49,7 +52,7 @@ def text_source_label(text: str) -> str:
 
 
 def load_text(path: Path, options: LoadOptions) -> Iterator[Judgment | Provision | LoadError]:
-    """Yield the judgment (or statute) in one text file, or one LoadError."""
+    """Yield the judgment (or statute, or each section of a bare Act) in one text file, or one LoadError."""
     data = read_bounded(path, options)
     if isinstance(data, LoadError):
         yield data
@@ -62,6 +65,10 @@ def load_text(path: Path, options: LoadOptions) -> Iterator[Judgment | Provision
     statute = parse_statute(text, path, options)
     if statute is not None:
         yield statute
+        return
+    sections = act_items(text, path, options)
+    if sections is not None:
+        yield from sections
         return
     yield build_judgment(
         judgment_id_for(path, prefix=options.id_prefix),
