@@ -236,9 +236,12 @@ def test_ratio_index_reports_the_malformed_act(opensearch_settings, client: Open
     assert [(f["item"], f["reason"]) for f in report["failed"]] == [
         (str(MALFORMED), "line 34: section 9 comes before section 4A"),
         (str(MALFORMED), "line 41: section 5 has a heading but no text")]
+    assert report["provisions_mapping"]["given"] == 10  # the Act said which section each is: given, not mapped
     client.indices.refresh(index=layout.alias("provisions"))
     assert client.count(index=layout.alias("provisions"),
                         body={"query": {"term": {"citation": "Dowry Prohibition Act s. 3"}}})["count"] == 2
+    stored = client.get(index=layout.alias("provisions"), id="dowry_prohibition_act:s4A")["_source"]
+    assert stored["mapping"]["status"] == "given" and stored["citation"] == "Dowry Prohibition Act s. 4A"
 
 
 def test_a_hostile_act_is_split_within_bounds() -> None:
