@@ -1,4 +1,5 @@
-"""``POST /api/v1/search/document``: a brief as the query, sent as JSON text or uploaded as a file.
+"""``POST /api/v1/search/document``: a brief as the query, sent as JSON text or uploaded as a file; and ``GET
+/api/v1/provisions/{provision_id}``: one provision as a document, with the judgments citing it.
 
 The route takes either body: ``application/json`` (:class:`~ratio.web.schemas_brief.DocumentSearchBody`) or
 ``multipart/form-data`` with a ``file`` (``.txt``, ``.pdf``) or a ``text`` field and the same options as form
@@ -7,16 +8,20 @@ reads the body itself and publishes both shapes by hand). The brief is read with
 (:mod:`ratio.briefs`): empty 400 ``empty_brief``, too large 413 ``brief_too_large``, binary or not UTF-8 415
 ``not_text``, a word-processor or other file 415 ``unsupported_type``, a damaged, encrypted or scanned PDF 422
 ``unreadable_pdf``. Reading and ranking run off the event loop under the app's deadline.
+
+A provision's document is what its page shows (:func:`ratio.web.pages.provision_page`): its Act, section, chapter,
+text and mapping, and a page of the judgments citing it (or a sub-section of it) with the exact ``total``, ``page``,
+``size``, ``sort`` (``newest`` or ``cited_by``) and, for each judgment, the sentence that cites it.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from python_multipart.exceptions import MultipartParseError
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
@@ -29,9 +34,13 @@ from ratio.briefs import (
     read_brief,
     validate_brief,
 )
-from ratio.web.api import ERRORS, ServiceDep, heavy
+from ratio.errors import NotFoundError
+from ratio.web.api import ERRORS, NOT_FOUND, ServiceDep, heavy
 from ratio.web.schemas import ErrorResponse
 from ratio.web.schemas_brief import BriefPage, DocumentOptions, DocumentSearchBody, json_schema, multipart_schema
+from search.errors import BadValueError
+from search.options import SortOrder
+from search.provisions import CITING_PAGE_SIZE, MAX_CITING_PAGE_SIZE, CitingJudgment
 
 __all__ = ["router"]
 
@@ -134,3 +143,69 @@ async def search_document(request: Request, svc: ServiceDep) -> BriefPage:
     search = partial(svc.client.search_by_document, exclude=options.exclude, courts=options.court,
                      date_from=options.date_from, date_to=options.date_to, source=source.partition(":")[0])
     return await heavy(request, search, text, options.size)
+
+
+# ---------------------------------------------------------------- a provision and the judgments citing it
+
+class CitingPage(BaseModel):
+    """A page of the judgments citing a provision: ``total`` is exact, ``pages`` how many pages of ``size``."""
+
+    total: int
+    page: int
+    size: int
+    pages: int
+    sort: Literal["newest", "cited_by"]
+    judgments: list[CitingJudgment]
+
+
+class ProvisionDocument(BaseModel):
+    """A provision as its page shows it: ``label`` (``IPC, section 302 — Punishment for murder``), the Act,
+    section, chapter and canonical citation when known, the ``mapping`` that found them (status ``given``,
+    ``mapped``, ``ambiguous`` or ``unmapped``, confidence, supporting judgments, evidence sentences; None for a
+    provision never mapped), its text, and the judgments citing it."""
+
+    provision_id: str
+    label: str
+    act: str | None = None
+    section: str | None = None
+    citation: str | None = None
+    chapter: str | None = None
+    title: str | None = None
+    text: str = ""
+    source: str | None = None
+    mapping: dict[str, Any] | None = None
+    citing: CitingPage
+
+
+CITING_WINDOW = 10_000  # the citing judgments one can page to (OpenSearch's from + size window)
+ProvisionId = Annotated[str, Path(min_length=1, max_length=512, description="The provision's id.")]
+
+
+def _provision_document(svc: Any, provision_id: str, page: int, size: int, sort: SortOrder) -> ProvisionDocument:
+    provision = svc.provision(provision_id)
+    if provision is None:
+        raise NotFoundError(f"the corpus has no provision {provision_id!r}")
+    citing = svc.citing(provision, page, size, sort)
+    return ProvisionDocument(
+        **{k: provision.get(k) for k in ("provision_id", "label", "act", "section", "citation", "chapter", "title",
+                                         "source", "mapping")}, text=provision.get("text") or "",
+        citing=CitingPage(total=citing.total, page=citing.page, size=citing.size, pages=citing.pages,
+                          sort=citing.sort.value, judgments=list(citing.judgments)))
+
+
+@router.get("/provisions/{provision_id}", response_model=ProvisionDocument, responses=NOT_FOUND, tags=["provisions"])
+async def provision(provision_id: ProvisionId, svc: ServiceDep, request: Request,
+                    page: Annotated[int, Query(ge=1, le=CITING_WINDOW,
+                                               description="Which page of the citing judgments.")] = 1,
+                    size: Annotated[int, Query(ge=1, le=MAX_CITING_PAGE_SIZE,
+                                               description="Citing judgments per page.")] = CITING_PAGE_SIZE,
+                    sort: Annotated[Literal["newest", "cited_by"],
+                                    Query(description="Newest first, or most cited first.")] = "newest",
+                    ) -> ProvisionDocument:
+    """A provision (Act, section, chapter, text, and how its Act and section were found) with a page of the corpus
+    judgments citing it or a sub-section of it: the exact total, newest or most cited first, each judgment with the
+    sentence that cites it and how many judgments cite it."""
+    if page * size > CITING_WINDOW:
+        raise BadValueError(f"page {page} of {size} goes past the first {CITING_WINDOW:,} citing judgments: use "
+                            "larger pages or the search (statute:\"...\")")
+    return await heavy(request, _provision_document, svc, provision_id, page, size, SortOrder(sort))

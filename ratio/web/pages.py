@@ -41,6 +41,7 @@ router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
 SEARCH_FIELDS = ("q", "court", "judge", "statute", "date_from", "date_to", "role", "mode", "sort", "cursor")
 PROVISIONS_SHOWN = 3  # statute provisions beside a query's judgments
+CITING_SIZE = 20  # judgments citing a provision per page of its page
 SORTS = [("relevance", "Relevance"), ("newest", "Newest first"), ("oldest", "Oldest first"),
          ("cited_by", "Most cited")]
 
@@ -242,15 +243,29 @@ async def explore_page(request: Request) -> HTMLResponse:
         for name, facet in (("years", "year"), ("courts", "court"), ("roles", "role"),
                             ("provisions", "cited_provisions"), ("judges", "judges")):
             # a role only says where to look, so a role bar links to a search only when there are words
-            buckets = [{"key": b.key, "judgments": b.judgments} for b in getattr(view, name)]
+            buckets = [_bucket(b) for b in getattr(view, name)]
             links[name] = facet_links(params, facet, buckets, applied, limit=None, link=words or name != "roles")
         links["cited_judgments"] = [FacetLink(b.key, b.key, b.judgments, _add_filter(params, b.filter))
                                     for b in view.cited_judgments]
+        # Acts, then their sections: a section the corpus holds links to its page (whose list counts sub-sections as
+        # this count does); one it does not hold, to a search for judgments citing it
+        links["acts"] = [(act, [FacetLink(b.key, f"{b.key} — {b.title}" if b.title else b.key, b.judgments,
+                                          _add_filter(params, b.filter),
+                                          page=_bucket(b).get("link")) for b in act.sections])
+                         for act in view.acts]
     return _render(request, "explore.html", {
         "params": params, "view": view, "error": error, "links": links,
         "search_url": _with(params), "export_url": "/api/v1/export.csv" + _with(params),
         "chips": applied, "clear_url": clear_all(params), "year_fields": hidden_fields(params, "date_from", "date_to")},
         status)
+
+
+def _bucket(bucket: Any) -> dict[str, Any]:
+    """An Explore bucket as :func:`ratio.web.chips.facet_links` reads it (a provision's title and page with it)."""
+    out = {"key": bucket.key, "judgments": bucket.judgments}
+    if getattr(bucket, "provision_id", None):
+        out.update(title=bucket.title, link=f"/provisions/{quote(bucket.provision_id, safe='')}")
+    return out
 
 
 def _has_words(query: str) -> bool:
@@ -260,16 +275,63 @@ def _has_words(query: str) -> bool:
         return False
 
 
+CITING_SORTS = [(SortOrder.NEWEST, "Newest first"), (SortOrder.CITED_BY, "Most cited")]
+MAPPING_STATUS = {"given": "Act and section given by the source",
+                  "mapped": "Act and section mapped from the judgments that quote it",
+                  "ambiguous": "Ambiguous: the judgments quoting it point to more than one Act and section",
+                  "unmapped": "Unmapped: no Act and section could be found for it in the corpus's judgments"}
+
+
+def _citing_options(page: str, sort: str) -> tuple[int, SortOrder]:
+    """The provision page's ``page`` and ``sort`` from its query string; anything else reads as the first page,
+    newest first (a link with a stale value still shows the list)."""
+    number = int(page) if page.isdigit() and 0 < len(page) <= 4 else 1
+    order = next((o for o, _ in CITING_SORTS if o.value == sort), SortOrder.NEWEST)
+    return max(1, min(number, 10_000 // CITING_SIZE)), order
+
+
+def _citing_url(provision_id: str, page: int, sort: SortOrder) -> str:
+    query = {k: v for k, v in (("sort", sort.value if sort is not SortOrder.NEWEST else ""),
+                               ("page", str(page) if page > 1 else "")) if v}
+    return f"/provisions/{quote(provision_id, safe='')}" + ("?" + urlencode(query) if query else "") + "#citing"
+
+
+def _page_numbers(current: int, last: int) -> list[int | None]:
+    """The page links to show: the first, the last, and two either side of the current one (None: a gap)."""
+    shown = sorted({1, last, *range(max(1, current - 2), min(last, current + 2) + 1)})
+    out: list[int | None] = []
+    for n in shown:
+        if out and out[-1] is not None and n - out[-1] > 1:
+            out.append(None)
+        out.append(n)
+    return out
+
+
 @router.get("/provisions/{provision_id}", response_class=HTMLResponse)
-def provision_page(request: Request, provision_id: str) -> HTMLResponse:
-    provision = _service(request).provision(provision_id) if len(provision_id) <= 512 else None
+def provision_page(request: Request, provision_id: str,
+                   page: Annotated[str, Query(max_length=8)] = "1",
+                   sort: Annotated[str, Query(max_length=20)] = "newest") -> HTMLResponse:
+    """A provision: its Act, section and chapter, how its Act and section were found (its mapping, with the
+    evidence), its text, and the judgments citing it (or a sub-section of it), paged, newest or most cited first,
+    each with the sentence that cites it."""
+    svc = _service(request)
+    provision = svc.provision(provision_id) if len(provision_id) <= 512 else None
     if provision is None:
         return _not_found(request, "provision", provision_id)
+    number, order = _citing_options(page, sort)
     cited = provision.get("citation")
     search_url = _with(SearchParams(), q=f'statute:"{cited}"') if cited else None
-    citing = _service(request).citing(provision)
-    return _render(request, "provision.html", {"provision": provision, "search_url": search_url,
-                                               "citing": citing})
+    citing = svc.citing(provision, number, CITING_SIZE, order)
+    pages = [(n, _citing_url(provision_id, n, order) if n else None) for n in _page_numbers(number, citing.pages)]
+    mapping = provision.get("mapping") or {}
+    return _render(request, "provision.html", {
+        "provision": provision, "search_url": search_url, "citing": citing, "pages": pages,
+        "sorts": [(label, _citing_url(provision_id, 1, o), o is order) for o, label in CITING_SORTS],
+        "prev_url": _citing_url(provision_id, number - 1, order) if number > 1 else None,
+        "next_url": _citing_url(provision_id, number + 1, order) if number < citing.pages else None,
+        "first": (number - 1) * citing.size + 1, "mapping": mapping,
+        "mapping_said": MAPPING_STATUS.get(str(mapping.get("status") or "")),
+        "unit": "Article" if " art. " in (cited or "") else "Section"})
 
 
 @router.get("/ui/explain", response_class=HTMLResponse)

@@ -30,9 +30,9 @@ from search.errors import BadValueError
 from search.execute import SearchResult
 from search.explain import Explanation
 from search.options import MAX_CANDIDATES, SortOrder
-from search.provisions import CitingJudgments, ProvisionHit, citing_judgments
+from search.provisions import CITING_PAGE_SIZE, CitingJudgments, ProvisionHit, citing_judgments
 from search.request import SearchRequest
-from search.sorting import SortPosition, open_point_in_time
+from search.sorting import SortPosition, cited_by_counts, open_point_in_time
 
 EXPORT_LIMIT = 1_000
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -201,10 +201,14 @@ class Service:
                                            provision_id, provision.get("citation"))
         return provision
 
-    def citing(self, provision: dict[str, Any], size: int = 50) -> CitingJudgments:
-        """The corpus's judgments citing ``provision`` (by its canonical citation or its id), with the total."""
+    def citing(self, provision: dict[str, Any], page: int = 1, size: int = CITING_PAGE_SIZE,
+               sort: SortOrder = SortOrder.NEWEST) -> CitingJudgments:
+        """Page ``page`` of the corpus's judgments citing ``provision`` (by its canonical citation, a sub-section
+        of it, or its id), newest first or most cited first, with the exact total and the sentence of each that
+        cites it."""
         keys = [provision.get("citation") or "", provision["provision_id"]]
-        return citing_judgments(self.client.client, self.client.aliases["judgments"], keys, size)
+        counts = cited_by_counts(self.client.graphs.graph())
+        return citing_judgments(self.client.client, self.client.aliases["judgments"], keys, size, page, sort, counts)
 
     def explore(self, params: SearchParams) -> ExploreView:
         extras = {"statutes": tuple(params.statute)} if params.statute else {}
