@@ -30,18 +30,18 @@ from search.sorting import cited_by_counts
 # sample statute -> (Act, section, citation): what the corpus mapping gives them (their titles name the sections)
 STAND_IN = {"S2": ("IPC", "302", "IPC s. 302"),  # Punishment for murder
             "S6": ("IPC", "34", "IPC s. 34")}  # Acts done by several persons in furtherance of common intention
-MURDER_EVIDENCE = {"judgment_id": "C16", "citation": "IPC s. 302",
+MURDER_EVIDENCE = {"judgment_id": "C16", "citation": "IPC s. 302", "kind": "quote",
                    "sentence": "The Sessions Judge, Kolar by his judgment dated March 21, 1981 convicted the appellant "
                                "under s. 302 of the Indian Penal Code for having committed the murder of one Smt. "
                                "Bachamma, wife of P.W. 3 Makrappa and sentenced him to death."}
-MAPPINGS = {"S2": {"status": "mapped", "method": "quotes", "confidence": 0.93, "judgments": 4, "sentences": 5,
+MAPPINGS = {"S2": {"status": "mapped", "method": "corpus", "citation": "IPC s. 302", "confidence": 0.93,
+                   "judgments": 4, "sentences": 5,
                    "evidence": [MURDER_EVIDENCE]},
-            "S6": {"status": "given", "confidence": 1.0},
+            "S6": {"status": "given", "method": "source", "citation": "IPC s. 34", "confidence": 1.0},
             # Equality before law: no citation, the mapping could not decide between two
-            "S3": {"status": "ambiguous", "confidence": 0.5, "judgments": 2,
-                   "alternatives": [{"citation": "Constitution art. 14", "judgments": 2},
-                                    {"citation": "Constitution art. 15", "judgments": 2}]},
-            "S9": {"status": "unmapped", "confidence": 0.0, "judgments": 0}}
+            "S3": {"status": "ambiguous", "method": "corpus", "citation": "Constitution art. 14", "confidence": 0.5,
+                   "judgments": 2, "alternatives": [{"citation": "Constitution art. 15", "votes": 2.0}]},
+            "S9": {"status": "unmapped", "method": "corpus", "citation": None, "confidence": 0.0, "judgments": 0}}
 PC5 = "Ptest-pc-act-5"  # a provision the samples lack: judgments cite only its sub-sections (5(1)(d), 5(2))
 NEVER = "Ptest-never-mapped"  # a provision indexed before the mapping existed: no Act, section or mapping
 FIELDS = ("act", "section", "citation", "chapter", "mapping")
@@ -221,7 +221,7 @@ def test_the_citing_judgments_page_and_sort(api: TestClient, client: OpenSearch,
 def test_unmapped_and_ambiguous_provisions_say_so(api: TestClient, mapped: str) -> None:
     ambiguous = html.unescape(api.get("/provisions/S3").text)
     assert "Ambiguous: the judgments quoting it point to more than one Act and section" in ambiguous
-    assert "Constitution art. 15" in ambiguous
+    assert "Candidates: Constitution art. 14; Constitution art. 15 (2.0 votes)" in ambiguous
     unmapped = html.unescape(api.get("/provisions/S9").text)
     assert "Unmapped: no Act and section could be found" in unmapped
     assert "its source names no Act or section" in unmapped
