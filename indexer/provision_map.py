@@ -160,19 +160,35 @@ def _section_of(citation: str) -> str:
     return parsed.citation(parsed.base) if parsed and parsed.base else citation
 
 
+@dataclass(frozen=True, slots=True)
+class Own:
+    """What a provision's own text cites: a citation of one of these beside its quote is the quoted text's
+    content, not its label (Article 226 opens "Notwithstanding anything in Article 32")."""
+
+    citations: frozenset[str] = frozenset()
+    sections: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, text: str) -> Own:
+        return cls(frozenset(_section_of(c.normalized) for c in extract_citations(text, kinds={"provision"})),
+                   frozenset(m.group(1) for m in _BARE.finditer(text)))
+
+
 def nearest_citation(text: str, start: int, end: int, cited: Sequence[str],
-                     before: int = BEFORE, after: int = AFTER) -> Citation | str | None:
+                     before: int = BEFORE, after: int = AFTER, own: Own = Own()) -> Citation | str | None:
     """The provision citation nearest before ``text[start:end]`` (within ``before`` characters), else the
     nearest after it (within ``after``); a bare ``Section N`` counts when ``cited`` (the judgment's own
-    provisions) holds exactly one provision with section N. None when there is none."""
-    found = extract_citations(text, kinds={"provision"})
+    provisions) holds exactly one provision with section N. Citations the provision's own text makes
+    (``own``) are passed over. None when there is none."""
+    found = [c for c in extract_citations(text, kinds={"provision"}) if _section_of(c.normalized) not in own.citations]
     preceding = [c for c in found if c.end <= start + 5 and start - c.end <= before]
     if preceding:
         return max(preceding, key=lambda c: c.end)
     following = [c for c in found if c.start >= end - 5 and c.start - end <= after]
     if following:
         return min(following, key=lambda c: c.start)
-    bare = [m for m in _BARE.finditer(text) if m.end() <= start + 5 and start - m.end() <= before]
+    bare = [m for m in _BARE.finditer(text)
+            if m.end() <= start + 5 and start - m.end() <= before and m.group(1) not in own.sections]
     if bare:
         section = bare[-1].group(1)
         matches = {_section_of(c) for c in cited if (p := parse_provision(c)) and (p.base or p.section) == section}
@@ -269,7 +285,8 @@ def _previous_tails(client: OpenSearch, chunks: str, hits: Iterable[Mapping[str,
     return {d["_id"]: d["_source"] for d in docs if d.get("found")}
 
 
-def _quote_evidence(client: OpenSearch, chunks: str, asked: Sequence[str]) -> tuple[list[Evidence], int]:
+def _quote_evidence(client: OpenSearch, chunks: str, asked: Sequence[str],
+                    own: Own = Own()) -> tuple[list[Evidence], int]:
     """The votes of chunks quoting a provision through ``asked`` runs, and how many quoting chunks were read."""
     if not asked:
         return [], 0
@@ -285,13 +302,13 @@ def _quote_evidence(client: OpenSearch, chunks: str, asked: Sequence[str]) -> tu
             continue
         start, end = min(s[0] for s in spans), max(s[1] for s in spans)
         cited = source.get("cited_provisions") or []
-        citation = nearest_citation(text, start, end, cited)
+        citation = nearest_citation(text, start, end, cited, own=own)
         where = None
         if citation is None:
             before = previous.get(f"{source['judgment_id']}:{int(source.get('ordinal') or 0) - 1}")
             if before:
                 tail = before["text"][-BEFORE:]
-                citation = nearest_citation(tail, len(tail), len(tail), cited, before=BEFORE - start)
+                citation = nearest_citation(tail, len(tail), len(tail), cited, before=BEFORE - start, own=own)
         else:
             where = citation.start if isinstance(citation, Citation) else None
         if citation is None:
@@ -302,7 +319,7 @@ def _quote_evidence(client: OpenSearch, chunks: str, asked: Sequence[str]) -> tu
     return found, len(hits)
 
 
-def _title_evidence(client: OpenSearch, chunks: str, title: str) -> tuple[list[Evidence], int]:
+def _title_evidence(client: OpenSearch, chunks: str, title: str, own: Own = Own()) -> tuple[list[Evidence], int]:
     """The votes of chunks writing the provision's title beside a citation (``dowry death under s. 304B``)."""
     hits = client.search(index=chunks, body=phrase_query([title.lower()], _HITS, slop=0))["hits"]["hits"]
     found: list[Evidence] = []
@@ -312,7 +329,7 @@ def _title_evidence(client: OpenSearch, chunks: str, title: str) -> tuple[list[E
         if span is None:
             continue
         citation = nearest_citation(source["text"], span[0], span[1], source.get("cited_provisions") or [],
-                                    before=TITLE_NEAR, after=TITLE_NEAR)
+                                    before=TITLE_NEAR, after=TITLE_NEAR, own=own)
         if isinstance(citation, Citation):
             found.append(Evidence(source["judgment_id"], _section_of(citation.normalized),
                                   _sentence(source, span[0]), "title"))
@@ -355,9 +372,10 @@ def map_provisions(client: OpenSearch, aliases: Mapping[str, str], support: int 
     common = _common_runs(client, aliases["chunks"], asked, collection)
     mappings = [ProvisionMapping(p["_id"], "given", p["citation"], 1.0) for p in provisions if _given(p)]
     for p in todo:
-        quotes, read = _quote_evidence(client, aliases["chunks"], [r for r in asked[p["_id"]] if r not in common])
+        own = Own.of(p.get("text") or "")
+        quotes, read = _quote_evidence(client, aliases["chunks"], [r for r in asked[p["_id"]] if r not in common], own)
         title = _distinctive_title(p.get("title"), titles)
-        named, read_titles = _title_evidence(client, aliases["chunks"], title) if title else ([], 0)
+        named, read_titles = _title_evidence(client, aliases["chunks"], title, own) if title else ([], 0)
         mappings.append(vote(p["_id"], quotes + named, read + read_titles, support))
     return MappingReport(_settle(mappings))
 

@@ -71,6 +71,7 @@ from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
 from search.sorting import SortPosition, SortValue, cited_by_counts, fetch
 from search.syntax import as_plain_text, parse_query
+from search.understand import QueryKind
 
 __all__ = ["ChunkHit", "JudgmentChunks", "JudgmentHit", "MatchKind", "Passage", "SearchResult", "Searcher",
            "SortPosition", "roll_up"]
@@ -464,23 +465,32 @@ class Searcher:
         when expanded, as on the fusion path."""
         if not request.provisions or (expansion and expansion.provisions):
             return self._provisions(request, expansion)
-        return self.provision_hits(request, [j.judgment_id for j in ranked.judgments], request.provisions)
+        pasted = request.kind is QueryKind.PASTED  # as the box answers (provisions_for)
+        return self.provision_hits(request, [j.judgment_id for j in ranked.judgments] if pasted else [],
+                                   request.provisions)
 
     def provisions_for(self, query: str, size: int = 10) -> tuple[ProvisionHit, ...]:
-        """The provisions box: the statutes for ``query`` as :mod:`search.ranking.statutes` ranks them, from the
-        query's words and the provisions its top-ranked precedents cite and quote. ``ratio provisions``, the API,
-        the page's box and ``ratio eval run aila-statutes``'s ``default`` all come here."""
+        """The provisions box: the statutes for ``query``. ``ratio provisions``, the API, the page's box and ``ratio
+        eval run aila-statutes``'s ``default`` all come here. A pasted text (a fact pattern) is answered by
+        :mod:`search.ranking.statutes` from its words and the provisions its top-ranked precedents cite and quote;
+        a typed query (``murder``, ``dowry death``, ``section 304B IPC``) by its own words, since a few words name
+        what they ask for and the precedents of a topic cite much else besides (:meth:`provision_hits`)."""
         request = SearchRequest.from_query(query, facets=False, highlight=False)
-        ranked, _ = self.ranking(request, depth=0) if request.query is not None else (None, None)
+        ranked = None
+        if request.query is not None and request.kind is QueryKind.PASTED:
+            ranked, _ = self.ranking(request, depth=0)
         return self.provision_hits(request, [j.judgment_id for j in ranked.judgments] if ranked else [], size)
 
     def provision_hits(self, request: SearchRequest, judgments: Sequence[str], size: int) -> tuple[ProvisionHit, ...]:
-        """The ``size`` best provisions for ``request`` given its judgments ranked best first; those the query names
-        (``section 304B IPC``, ``s.304-B``: :mod:`search.named_provisions`) first."""
+        """The ``size`` best provisions for ``request`` given its judgments ranked best first (none: the query's own
+        words alone); those the query names (``section 304B IPC``, ``s.304-B``: :mod:`search.named_provisions`)
+        first."""
         index = self.aliases["provisions"]
         named = find_named(self.client, index, [request.semantic_text], ("provision_id",))
+        weights = None if judgments else {"direct": 1.0, "passages": 0.0, "citations": 0.0}
         order = named_first(rank_provisions(self.client, self.aliases, self.encoder, request.semantic_text,
-                                            judgments, depth=size, floor=self.provisions_floor), named)[:size]
+                                            judgments, depth=size, weights=weights, floor=self.provisions_floor),
+                            named)[:size]
         if not order:
             return ()
         docs = self.client.mget(index=index, body={"ids": [p for p, _ in order]},

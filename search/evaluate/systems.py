@@ -90,9 +90,13 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("provisions_bm25", "provisions", "BM25 over provisions, query text"),
     Config("provisions_knn", "provisions", "k-NN over provisions, query text"),
     Config("provisions", "provisions", "BM25 + k-NN over provisions (min-max), query text"),
-    Config("provisions_precedents", "provisions", "what 'ratio search --provisions N' lists by default: provisions "
-           "by the query text (BM25 + k-NN) mixed with those the ranker's top judgments quote in their statute "
-           "passages (search.ranking.statutes)"),
+    Config("provisions_precedents", "provisions", "the provisions stage without the named-first rule: the query "
+           "text (BM25 + k-NN), the top judgments' statute passages and the provisions the top judgments cite "
+           "through the corpus mapping, mixed (search.ranking.statutes)"),
+    Config("provisions_quoted", "provisions", "the former provisions stage (to 2026-12-02): the query text 0.3 and "
+           "the top 10 judgments' statute passages 0.7, no citations through the mapping"),
+    Config("provisions_cited", "provisions", "only the provisions the top 50 judgments cite through the corpus "
+           "mapping (ablation)"),
     Config("provisions_parametric", "provisions", "provisions retrieved by the LLM's parametric provisions",
            llm=True),
     Config("provisions_both", "provisions", "query text and parametric provisions, RRF", llm=True),
@@ -351,6 +355,12 @@ class Runner:
             return self._ids(provision_knn_body(s.vector(request), self.depth), index)
         if name == "provisions_precedents":
             return [pid for pid, _ in self.precedent_provisions(text)]
+        if name == "provisions_quoted":
+            return [pid for pid, _ in self.precedent_provisions(
+                text, weights={"direct": 0.3, "passages": 0.7, "citations": 0.0})]
+        if name == "provisions_cited":
+            return [pid for pid, _ in self.precedent_provisions(
+                text, weights={"direct": 0.0, "passages": 0.0, "citations": 1.0})]
         parametric = list(self.parametric(text)) if name != "provisions" else []
         texts = parametric if name == "provisions_parametric" else [plain, *parametric]
         hits = find_provisions(s.client, index, s.encoder, texts or [plain], size=self.depth, candidates=self.depth)

@@ -121,10 +121,11 @@ def rank_provisions(client: OpenSearch, aliases: Mapping[str, str], encoder: Enc
     """Provision ids best first for ``text``, given the judgments ranked for it (best first); ``floor``: the
     meaning floor of the query's own provisions (None: none)."""
     weights = {**WEIGHTS, **(weights or {})}
-    parts = {"direct": {h.provision_id: h.score for h in find_provisions(
-                 client, aliases["provisions"], encoder, [text], size=depth, candidates=depth, floor=floor)},
-             "passages": passage_votes(client, aliases, judgments, depth, precedents),
-             "citations": citation_votes(client, aliases, judgments, citing)}
+    scorers = {"direct": lambda: {h.provision_id: h.score for h in find_provisions(
+                   client, aliases["provisions"], encoder, [text], size=depth, candidates=depth, floor=floor)},
+               "passages": lambda: passage_votes(client, aliases, judgments, depth, precedents),
+               "citations": lambda: citation_votes(client, aliases, judgments, citing)}
+    parts = {name: score() for name, score in scorers.items() if weights[name]}  # a part weighted 0 is not asked
     normalised = {name: _minmax(scores) for name, scores in parts.items()}
     found = {p for scores in parts.values() for p in scores}
     mixed = {p: sum(weights[name] * normalised[name].get(p, 0.0) for name in parts) for p in found}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.provision_map import Evidence, map_provisions, nearest_citation, runs, vote
+from indexer.provision_map import Evidence, Own, map_provisions, nearest_citation, runs, vote
 
 pytestmark = pytest.mark.opensearch
 
@@ -77,3 +77,14 @@ def test_runs_spread_over_the_text() -> None:
     text = " ".join(f"w{i}" for i in range(200))
     found = runs(text)
     assert 2 <= len(found) <= 12 and found[0].startswith("w0 ") and all(len(r.split()) == 8 for r in found)
+
+
+def test_a_citation_inside_the_quoted_text_is_not_its_label() -> None:
+    """Article 226 opens "Notwithstanding anything in Article 32": a judgment quoting it from its second run on
+    has art. 32 just before the matched words, which is the quote's content, not the provision it quotes."""
+    own = Own.of("(1) Notwithstanding anything in Article 32 every High Court shall have powers, throughout")
+    text = ('Article 226 of the Constitution reads: "(1) Notwithstanding anything in Article 32 every High Court '
+            'shall have powers, throughout the territories"')
+    start = text.index("every High Court")
+    assert nearest_citation(text, start, len(text), []).normalized == "Constitution art. 32"
+    assert nearest_citation(text, start, len(text), [], own=own).normalized == "Constitution art. 226"
