@@ -45,7 +45,7 @@ from backends.encoders import DEFAULT_ENCODER, STATIC_ENCODER
 from legal.citations import extract_citations
 from search.builders import text_query
 from search.document_query import FULLTEXT_FIELDS
-from search.ranking.bodies import IDS_ONLY
+from search.ranking.bodies import IDS_ONLY, cites_query
 from search.ranking.serve import constraints
 from search.records import MatchKind
 from search.request import SearchRequest
@@ -127,10 +127,16 @@ def every_word_query(node: Node) -> Body:
         if all(isinstance(item, Term) for item in node.items):  # a OR b: what match does with "a b"
             return text_query(node, FULLTEXT_FIELDS)
         return {"bool": {"should": [every_word_query(item) for item in node.items], "minimum_should_match": 1}}
-    words = [item.text for item in node.should if isinstance(item, Term)]
+    legal = _legal_words(node.should)
+    words = [item.text for position, item in enumerate(node.should)
+             if isinstance(item, Term) and not legal.get(position, (0, 0, ()))[2]]
     must = [every_word_query(item) for item in node.must]
     if words:
         must.append(_all_words(words))
+    for first, last, provisions in dict.fromkeys(legal.values()):
+        if provisions:  # a provision's words, or a judgment citing it however it wrote it
+            run = [term.text for term in node.should[first:last + 1]]  # type: ignore[union-attr]
+            must.append(_written_or_cited(run, provisions))
     must += [every_word_query(item) for item in node.should if not isinstance(item, Term)]
     bool_: Body = {}
     if must:
@@ -154,10 +160,12 @@ def required_words(request: SearchRequest) -> list[tuple[str, Body]]:
     legal = _legal_words(query.should)
     for position, item in enumerate(query.should):
         if position in legal:  # the words of a citation or provision are one condition, as the index reads them
-            first, last = legal[position]
+            first, last, provisions = legal[position]
             if position == first:
                 words = [term.text for term in query.should[first:last + 1]]  # type: ignore[union-attr]
-                items.setdefault(" ".join(words), _all_words(words, name=" ".join(words)))
+                label = " ".join(words)
+                items.setdefault(label, _written_or_cited(words, provisions, name=label) if provisions
+                                 else _all_words(words, name=label))
             continue
         if isinstance(item, Term):
             items.setdefault(item.text, _all_words([item.text], name=item.text))
@@ -170,10 +178,22 @@ def required_words(request: SearchRequest) -> list[tuple[str, Body]]:
     return list(items.items())
 
 
-def _legal_words(items: Sequence[Node]) -> dict[int, tuple[int, int]]:
+def _written_or_cited(words: Sequence[str], provisions: Sequence[str], name: str | None = None) -> Body:
+    """A provision's words as typed, or a judgment citing it (every one, for ``ss. 302 and 34 IPC``), read by the
+    citation parser at indexing however the judgment wrote it (``s. 304-B``, ``Section 304B of the Indian Penal
+    Code``): a search for ``section 304B IPC`` counts the judgments that cite it."""
+    cited = [cites_query([provision]) for provision in provisions]
+    body: Body = {"bool": {"should": [_all_words(words), {"bool": {"filter": cited}}], "minimum_should_match": 1}}
+    if name is not None:
+        body["bool"]["_name"] = name
+    return body
+
+
+def _legal_words(items: Sequence[Node]) -> dict[int, tuple[int, int, tuple[str, ...]]]:
     """Positions of the bare words in ``items`` that together write a reporter citation or a provision (``AIR 1958
-    SC 465``, ``section 304B IPC``), each mapped to its run's first and last position: the index reads such a run as
-    one token (``air_1958_sc_465``), so its words are required, and found missing, together."""
+    SC 465``, ``section 304B IPC``), each mapped to its run's first and last position and, for a provision, its
+    canonical citations: the index reads such a run as one token (``air_1958_sc_465``), so its words are required,
+    and found missing, together; a provision's run is also met by citing it."""
     starts: list[tuple[int, int]] = []  # (character offset, position) of each bare word in the joined text
     text = ""
     for position, item in enumerate(items):
@@ -182,12 +202,14 @@ def _legal_words(items: Sequence[Node]) -> dict[int, tuple[int, int]]:
             text += item.text + " "
         else:
             text += "\n"  # a phrase or group between words breaks a run
-    runs: dict[int, tuple[int, int]] = {}
+    runs: dict[int, tuple[int, int, tuple[str, ...]]] = {}
     for citation in extract_citations(text, kinds={"judgment", "provision"}):
         inside = [position for offset, position in starts if citation.start <= offset < citation.end]
-        if len(inside) > 1:
-            for position in inside:
-                runs[position] = (inside[0], inside[-1])
+        if len(inside) > 1 or (inside and citation.kind == "provision"):
+            cited = (citation.normalized,) if citation.kind == "provision" else ()
+            for position in inside:  # a match naming several sections gives one Citation each, on one span
+                earlier = runs.get(position, (0, 0, ()))[2]
+                runs[position] = (inside[0], inside[-1], tuple(dict.fromkeys((*earlier, *cited))))
     return runs
 
 
@@ -201,6 +223,9 @@ def lexical_query(request: SearchRequest, *, any_word: bool = False) -> Body:
         words = every_word_query(request.query)
     else:
         words = text_query(request.query, FULLTEXT_FIELDS)
+        provisions = request.understanding.provisions if request.every_word and request.understanding else ()
+        if provisions:  # as the every-word rule reads a typed provision: its words, or citing it
+            words = {"bool": {"should": [words, cites_query(list(provisions))], "minimum_should_match": 1}}
     clauses = constraints(request)
     return {"bool": {"must": [words], "filter": clauses}} if clauses else words
 

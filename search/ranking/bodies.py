@@ -54,10 +54,18 @@ def terms_body(terms: Terms, size: int, *, fields: Sequence[str] = ("text",), we
     return {"query": _bool(terms_query(terms, fields, weighted), clauses), "size": size, **_NO_SOURCE}
 
 
+def cites_query(citations: Sequence[str]) -> Body:
+    """Judgments whose ``cited_provisions`` hold one of ``citations`` (canonical, ``IPC s. 304B``) or a sub-section
+    of one (``IPC s. 304B(1)``)."""
+    should: list[Body] = [{"terms": {"cited_provisions": list(citations)}}]
+    should += [{"prefix": {"cited_provisions": f"{citation}("}} for citation in citations]
+    return {"bool": {"should": should, "minimum_should_match": 1}}
+
+
 def provisions_body(provisions: Sequence[str], terms: Terms, size: int, filters: Sequence[Body] = ()) -> Body:
-    """Judgments citing any of ``provisions``, those with more of the query's terms first (a candidate source:
-    the judgments that apply the same statute)."""
-    query = {"bool": {"filter": [{"terms": {"cited_provisions": list(provisions)}}, *filters],
+    """Judgments citing any of ``provisions`` (or a sub-section of one), those with more of the query's terms first
+    (a candidate source: the judgments that apply the same statute)."""
+    query = {"bool": {"filter": [cites_query(provisions), *filters],
                       "should": terms_query(terms)["bool"]["should"] if terms else []}}
     return {"query": query, "size": size, **_NO_SOURCE}
 
