@@ -69,3 +69,16 @@ def test_ratio_search_pages_a_filter_only_search(opensearch_settings, client: Op
     assert explained.stdout.count(": Cites IPC s. 302; Supreme Court of India; decided ") == 2
     nothing = runner.invoke(cli, base)
     assert nothing.exit_code == 2 and "give a QUERY or a filter" in nothing.output
+
+
+def test_a_typed_provision_counts_every_judgment_citing_it(ratio_client, client: OpenSearch, aliases) -> None:
+    """``section 302 IPC`` typed in the box is met by the judgments citing it, however they wrote it (``s. 302``,
+    ``Section 302 of the Indian Penal Code``, ``302/34 IPC``), not only by those writing the typed words."""
+    citing = set(_citing(client, aliases))
+    written = {hit["_id"] for hit in client.search(index=aliases["judgments"], body={
+        "size": 100, "_source": False,
+        "query": {"match": {"text": {"query": "section 302 IPC", "operator": "and"}}}})["hits"]["hits"]}
+    assert citing - written, "the samples should hold a judgment citing s. 302 without writing 'section 302 IPC'"
+    found = ratio_client.search("section 302 IPC", size=50)
+    assert found.count_rule == "every_word" and found.total == len(citing | written)
+    assert citing <= {hit.judgment_id for hit in found.hits}

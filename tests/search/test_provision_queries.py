@@ -196,3 +196,16 @@ def test_named_first_keeps_the_rest_in_order() -> None:
     named = Named(("b",), {"b": (0,)}, {"b": {}})
     assert named_first([("a", 0.9), ("b", 0.2), ("c", 0.1)], named) == [("b", 1.0), ("a", 0.9), ("c", 0.1)]
     assert named_first([("a", 3.0)], Named()) == [("a", 3.0)]
+
+
+@pytest.mark.parametrize(("query", "first"), FIRST)
+def test_the_provisions_box_lists_each_form_first(client: OpenSearch, provisions_layout: IndexLayout, encoder,
+                                                  query: str, first: list[str]) -> None:
+    """Through :meth:`search.execute.Searcher.provisions_for`: what the page's box, ``GET /api/v1/provisions``,
+    ``ratio provisions`` and ``ratio eval run aila-statutes``'s ``default`` return."""
+    from search.execute import Searcher
+
+    aliases = {kind: provisions_layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    found = Searcher(client, aliases, encoder).provisions_for(query, 5)
+    assert [hit.provision_id for hit in found[:len(first)]] == first
+    assert all(hit.named for hit in found[:len(first)]) and not any(hit.named for hit in found[len(first):])
