@@ -278,7 +278,7 @@ def _has_words(query: str) -> bool:
 CITING_SORTS = [(SortOrder.NEWEST, "Newest first"), (SortOrder.CITED_BY, "Most cited")]
 MAPPING_STATUS = {"given": "Act and section given by the source",
                   "mapped": "Act and section mapped from the judgments that quote it",
-                  "ambiguous": "Ambiguous: the judgments quoting it point to more than one Act and section",
+                  "ambiguous": "Ambiguous: too few of the judgments quoting it agree on one Act and section to map it",
                   "unmapped": "Unmapped: no Act and section could be found for it in the corpus's judgments"}
 
 

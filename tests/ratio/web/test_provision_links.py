@@ -220,7 +220,7 @@ def test_the_citing_judgments_page_and_sort(api: TestClient, client: OpenSearch,
 
 def test_unmapped_and_ambiguous_provisions_say_so(api: TestClient, mapped: str) -> None:
     ambiguous = html.unescape(api.get("/provisions/S3").text)
-    assert "Ambiguous: the judgments quoting it point to more than one Act and section" in ambiguous
+    assert "Ambiguous: too few of the judgments quoting it agree on one Act and section" in ambiguous
     assert "Candidates: Constitution art. 14; Constitution art. 15 (2.0 votes)" in ambiguous
     unmapped = html.unescape(api.get("/provisions/S9").text)
     assert "Unmapped: no Act and section could be found" in unmapped
