@@ -38,7 +38,7 @@ from typing import Any
 from opensearchpy import OpenSearch, helpers
 
 from backends.opensearch.indices import add_new_fields
-from legal.citations import Citation, extract_citations, parse_provision
+from legal.citations import Citation, extract_citations, parse_provision, section_of
 
 __all__ = ["MappingReport", "ProvisionMapping", "map_provisions", "vote", "write_mappings"]
 
@@ -154,12 +154,6 @@ def _span(text: str, phrase: str) -> tuple[int, int] | None:
     return (match.start(), match.end()) if match else None
 
 
-def _section_of(citation: str) -> str:
-    """A sub-section's citation reduced to its section's (``IPC s. 304B(1)`` votes for ``IPC s. 304B``)."""
-    parsed = parse_provision(citation)
-    return parsed.citation(parsed.base) if parsed and parsed.base else citation
-
-
 @dataclass(frozen=True, slots=True)
 class Own:
     """What a provision's own text cites: a citation of one of these beside its quote is the quoted text's
@@ -170,7 +164,7 @@ class Own:
 
     @classmethod
     def of(cls, text: str) -> Own:
-        return cls(frozenset(_section_of(c.normalized) for c in extract_citations(text, kinds={"provision"})),
+        return cls(frozenset(section_of(c.normalized) for c in extract_citations(text, kinds={"provision"})),
                    frozenset(m.group(1) for m in _BARE.finditer(text)))
 
 
@@ -180,7 +174,7 @@ def nearest_citation(text: str, start: int, end: int, cited: Sequence[str],
     nearest after it (within ``after``); a bare ``Section N`` counts when ``cited`` (the judgment's own
     provisions) holds exactly one provision with section N. Citations the provision's own text makes
     (``own``) are passed over. None when there is none."""
-    found = [c for c in extract_citations(text, kinds={"provision"}) if _section_of(c.normalized) not in own.citations]
+    found = [c for c in extract_citations(text, kinds={"provision"}) if section_of(c.normalized) not in own.citations]
     preceding = [c for c in found if c.end <= start + 5 and start - c.end <= before]
     if preceding:
         return max(preceding, key=lambda c: c.end)
@@ -191,7 +185,7 @@ def nearest_citation(text: str, start: int, end: int, cited: Sequence[str],
             if m.end() <= start + 5 and start - m.end() <= before and m.group(1) not in own.sections]
     if bare:
         section = bare[-1].group(1)
-        matches = {_section_of(c) for c in cited if (p := parse_provision(c)) and (p.base or p.section) == section}
+        matches = {section_of(c) for c in cited if (p := parse_provision(c)) and (p.base or p.section) == section}
         if len(matches) == 1:
             return matches.pop()
     return None
@@ -314,7 +308,7 @@ def _quote_evidence(client: OpenSearch, chunks: str, asked: Sequence[str],
         if citation is None:
             continue
         normalized = citation.normalized if isinstance(citation, Citation) else citation
-        found.append(Evidence(source["judgment_id"], _section_of(normalized),
+        found.append(Evidence(source["judgment_id"], section_of(normalized),
                               _sentence(source, where if where is not None else start), "quote"))
     return found, len(hits)
 
@@ -331,7 +325,7 @@ def _title_evidence(client: OpenSearch, chunks: str, title: str, own: Own = Own(
         citation = nearest_citation(source["text"], span[0], span[1], source.get("cited_provisions") or [],
                                     before=TITLE_NEAR, after=TITLE_NEAR, own=own)
         if isinstance(citation, Citation):
-            found.append(Evidence(source["judgment_id"], _section_of(citation.normalized),
+            found.append(Evidence(source["judgment_id"], section_of(citation.normalized),
                                   _sentence(source, span[0]), "title"))
     return found, len(hits)
 

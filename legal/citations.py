@@ -48,6 +48,7 @@ __all__ = [
     "extract_sections",
     "load_rules",
     "parse_provision",
+    "section_of",
 ]
 
 DEFAULT_RULES_PATH = Path(__file__).with_name("citation_rules.json")
@@ -362,3 +363,10 @@ def parse_provision(canonical: str) -> ProvisionCitation | None:
     base = section.split("(", 1)[0]
     return ProvisionCitation(match.group("act"), match.group("unit"), section,
                              base if base and base != section else None)
+
+
+def section_of(citation: str) -> str:
+    """The canonical citation of the section a provision citation names: ``IPC s. 304B(1)`` cites section
+    ``IPC s. 304B``; a citation of a whole section, or a string that is no provision citation, comes back as it is."""
+    parsed = parse_provision(citation)
+    return parsed.citation(parsed.base) if parsed is not None and parsed.base else citation

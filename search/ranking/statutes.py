@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from opensearchpy import OpenSearch
 
 from backends.encoders import Encoder
+from legal.citations import section_of
 from legal.roles import load_role_set
 from search.provisions import find_provisions, provision_bm25_body
 
@@ -57,11 +58,6 @@ def _minmax(scores: Mapping[str, float]) -> dict[str, float]:
     return {k: (v - low) / (high - low) if high > low else 1.0 for k, v in scores.items()}
 
 
-def _base(citation: str) -> str:
-    """``IPC s. 304B(1)`` cites section 304B."""
-    return citation.split("(", 1)[0]
-
-
 def citation_votes(client: OpenSearch, aliases: Mapping[str, str], judgments: Sequence[str],
                    citing: int = CITING) -> dict[str, float]:
     """Per provision id, the rank-weighted votes of the top ``citing`` judgments that cite it (see above)."""
@@ -73,7 +69,7 @@ def citation_votes(client: OpenSearch, aliases: Mapping[str, str], judgments: Se
     cited: dict[str, float] = {}
     for doc in docs:
         if doc.get("found"):
-            for citation in {_base(c) for c in doc["_source"].get("cited_provisions") or ()}:
+            for citation in {section_of(c) for c in doc["_source"].get("cited_provisions") or ()}:
                 cited[citation] = cited.get(citation, 0.0) + weight[doc["_id"]]
     if not cited:
         return {}
