@@ -10,37 +10,30 @@ The fast indexer's encoder (:data:`STATIC_ENCODER`) is a static token-embedding 
 ``model2vec`` from that same packaged MiniLM: a sentence vector is the mean of per-token vectors, hundreds of
 times faster than running the transformer. Its weights (15 MB) are not shipped: :mod:`backends.static`
 distils them on first use into the user's models folder and checks them against the sha256 in
-``models.json``.
+``models.json``. That registry is read by :mod:`backends.model_registry`, below both modules, so the static
+encoder never imports this one back.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
 from collections.abc import Callable
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from backends.files import sha256_of
+from backends.model_registry import ModelError, encoder_dimension, is_static, packaged_model_path
 from mappings import DEFAULT_ENCODER
 
 if TYPE_CHECKING:  # annotations only: the ids above are read by every command's --help, numpy is not needed there
     import numpy as np
 
 __all__ = ["DEFAULT_ENCODER", "INDEX_ENCODER", "STATIC_ENCODER", "Encoder", "LazyEncoder", "ModelError",
-           "encoder_dimension", "encoder_for", "load_encoder", "packaged_model_path"]
+           "encoder_dimension", "encoder_for", "is_static", "load_encoder", "packaged_model_path"]
 
 STATIC_ENCODER = "ratio/all-MiniLM-L6-v2-static256"  # its recipe (source, PCA, sha256) is in models.json
 # What ``ratio index`` embeds new indices with unless told otherwise (docs/benchmarks.md: 38x the judgments per
 # second of MiniLM on 2 CPU cores, role F1 level with MiniLM's head; k-NN alone is weaker); searches read the
 # encoder from the index they search.
 INDEX_ENCODER = STATIC_ENCODER
-
-
-class ModelError(RuntimeError):
-    """A model could not be resolved, verified or loaded."""
 
 
 class Encoder(Protocol):
@@ -74,48 +67,11 @@ def encoder_for(encoder_id: str, models_dir: Path | None = None) -> LazyEncoder:
     return LazyEncoder(lambda: load_encoder(encoder_id, models_dir=models_dir))
 
 
-@cache
-def _registry() -> dict[str, Any]:
-    data = json.loads(resources.files(__name__.rsplit(".", 1)[0]).joinpath("models.json").read_text())
-    return data["encoders"]
-
-
-def encoder_dimension(name: str) -> int | None:
-    """The vector dimension of a known encoder, without loading it."""
-    entry = _registry().get(name)
-    return int(entry["dimension"]) if entry else None
-
-
-@cache
-def packaged_model_path(name: str) -> Path | None:
-    """The verified local folder of a packaged copy of ``name``, or None if no package provides it."""
-    entry = _registry().get(name, {}).get("packaged")
-    if not entry:
-        return None
-    try:
-        module = importlib.import_module(entry["module"])
-    except ImportError:
-        return None
-    folder = Path(getattr(module, entry["function"])())
-    weights = folder / entry["file"]
-    if not weights.is_file() or sha256_of(weights) != entry["sha256"]:
-        raise ModelError(f"packaged copy of {name} at {folder} failed its sha256 check")
-    return folder
-
-
-def is_static(name: str) -> bool:
-    """Whether ``name`` is a known static (model2vec) encoder or a folder holding one."""
-    if "static" in _registry().get(name, {}):
-        return True
-    config = Path(name) / "config.json"
-    return config.is_file() and json.loads(config.read_text()).get("model_type") == "model2vec"
-
-
 def load_encoder(name: str = DEFAULT_ENCODER, device: str = "cpu", models_dir: Path | None = None) -> Encoder:
     """The encoder for ``name``: a static model (distilled into ``models_dir`` on first use), or a
     sentence-transformers model from a local path, a packaged copy, or the hub id."""
     if is_static(name):
-        from backends.static import load_static
+        from backends.static import load_static  # numpy and model2vec only when a static encoder is loaded
 
         return load_static(name, models_dir)
     try:

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from backends.encoders import ModelError, _registry, packaged_model_path
 from backends.files import sha256_of
+from backends.model_registry import ModelError, packaged_model_path, registry
 
 WEIGHTS = "model.safetensors"
 MARKER = WEIGHTS + ".sha256"
@@ -57,7 +57,7 @@ class StaticEncoder:
 
 def static_entry(name: str) -> dict[str, Any]:
     """The recipe of a known static encoder (``models.json``)."""
-    entry = _registry().get(name, {}).get("static")
+    entry = registry().get(name, {}).get("static")
     if entry is None:
         raise ModelError(f"{name!r} is not a known static encoder")
     return entry
