@@ -110,7 +110,7 @@ def run_one(spec: BenchSpec) -> BenchResult:
         layout = IndexLayout(spec.prefix)
         create_indices(client, layout, mappings.IndexOptions(dimension=dimension, encoder=spec.encoder))
         try:
-            aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+            aliases = layout.aliases()
             writer = IndexWriter(client, aliases, Pipeline(labeller), batch_size=spec.batch_size)
             report = writer.run(_judgments(spec.paths, spec.limit))
         finally:

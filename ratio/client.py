@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
-import mappings
 from backends.encoders import Encoder
 from backends.llm import LLM
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
@@ -108,7 +107,7 @@ class Client:
 
     @cached_property
     def aliases(self) -> dict[str, str]:
-        return {kind: self.layout.alias(kind) for kind in mappings.INDEX_KINDS}
+        return self.layout.aliases()
 
     @cached_property
     def _encoders(self) -> tuple[Encoder, Encoder]:

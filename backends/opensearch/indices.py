@@ -42,6 +42,11 @@ class IndexLayout:
     def alias(self, kind: str) -> str:
         return f"{self.prefix}-{kind}"
 
+    def aliases(self, kinds: tuple[str, ...] = mappings.INDEX_KINDS) -> dict[str, str]:
+        """``{kind: alias}`` for ``kinds`` (every index kind by default): the mapping the writer, the searcher
+        and the alert layer take, built here once so no caller spells the alias rule again."""
+        return {kind: self.alias(kind) for kind in kinds}
+
     def versioned(self, kind: str, version: int) -> str:
         return f"{self.alias(kind)}-v{version}"
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-import mappings
 from ratio import settings
 
 if TYPE_CHECKING:  # imported where used: every command line (``ratio --help`` too) imports this module
@@ -100,8 +99,7 @@ class Context:
 
     def aliases(self) -> dict[str, str]:
         """Each index kind's alias under the prefix, as the search and alert layers take them."""
-        layout = self.layout
-        return {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+        return self.layout.aliases()
 
 
 def configured_llm(llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> LLM | None:

@@ -18,7 +18,6 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-import mappings
 from backends.opensearch.indices import IndexLayout
 from ratio import settings
 from ratio.cli.common import BENCHMARKS, Context
@@ -48,7 +47,7 @@ def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]
     qrels = read_qrels(data / qrels_file)
     queries, _ = judged(read_queries(data / queries_file), qrels)
     layout = IndexLayout(prefix)
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     client = ctx.client()
     if not client.indices.exists_alias(name=aliases["judgments"]):
         raise click.ClickException(f"no index with prefix {prefix!r}: index {benchmark}'s corpus first")

@@ -196,7 +196,7 @@ def act_aliases(client: OpenSearch, static_encoder):
     layout = IndexLayout(f"ratio-test-acts-{uuid.uuid4().hex[:8]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=256, encoder=STATIC_ENCODER))
     install_pipelines(client)
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     yield aliases, Pipeline(RoleLabeller.load(static_encoder, encoder_id=STATIC_ENCODER))
     client.indices.delete(index=f"{layout.prefix}-*")
 

@@ -30,7 +30,7 @@ def fast_index(client: OpenSearch, static_encoder):
     layout = IndexLayout(f"ratio-test-fast-{uuid.uuid4().hex[:8]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=256, encoder=STATIC_ENCODER))
     install_pipelines(client)
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     labeller = RoleLabeller.load(static_encoder, encoder_id=STATIC_ENCODER)
     report = IndexWriter(client, aliases, Pipeline(labeller), batch_size=5).run(load([str(SAMPLES)]))
     yield layout, aliases, report

@@ -52,7 +52,7 @@ def test_hostile_corpus_fails_item_by_item(client: OpenSearch, layout: IndexLayo
     shutil.copytree(HOSTILE, corpus)
     (corpus / "huge-line.txt").write_text("word " * 300_000)  # one 1.5 MB line, made here rather than committed
     create_indices(client, layout, mappings.IndexOptions(dimension=384))
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     writer = IndexWriter(client, aliases, Pipeline(labeller), batch_size=3)
 
     report = writer.run(load([str(corpus)], LoadOptions(max_bytes=1_000_000)))

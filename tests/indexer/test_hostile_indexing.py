@@ -71,7 +71,7 @@ def test_judgment_over_its_time_budget_fails_alone(client: OpenSearch, static_en
     layout = IndexLayout(f"ratio-test-budget-{uuid.uuid4().hex[:8]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=256, encoder=STATIC_ENCODER))
     try:
-        aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+        aliases = layout.aliases()
         report = IndexWriter(client, aliases, Pipeline(labeller, judgment_seconds=1e-9)).run(iter(judgments))
         assert report.judgments_indexed == 0
         assert report.failed == [(j.source_path, "processing failed: OverBudget: took more than 1e-09 s in sentence "

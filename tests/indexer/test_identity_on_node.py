@@ -38,7 +38,7 @@ def labeller(embedding_cache: Path) -> RoleLabeller:
 @pytest.fixture
 def aliases(client: OpenSearch, layout: IndexLayout) -> dict[str, str]:
     create_indices(client, layout, mappings.IndexOptions(dimension=384))
-    return {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    return layout.aliases()
 
 
 def writer(client: OpenSearch, aliases: dict[str, str], labeller: RoleLabeller, **options) -> IndexWriter:

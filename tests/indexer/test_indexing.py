@@ -55,7 +55,7 @@ def corpus(tmp_path: Path) -> Path:
 def writer(client: OpenSearch, layout: IndexLayout, encoder: CountingEncoder, tmp_path: Path) -> IndexWriter:
     create_indices(client, layout, mappings.IndexOptions(dimension=384))
     labeller = RoleLabeller.load(encoder, cache_dir=tmp_path / "embeddings")
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     return IndexWriter(client, aliases, Pipeline(labeller), batch_size=3)
 
 

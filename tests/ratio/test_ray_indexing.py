@@ -29,7 +29,7 @@ KINDS = ("judgments", "chunks", "provisions")
 def _aliases(client: OpenSearch, prefix: str) -> dict[str, str]:
     layout = IndexLayout(prefix)
     create_indices(client, layout, mappings.IndexOptions(dimension=256, encoder=STATIC_ENCODER))
-    return {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    return layout.aliases()
 
 
 def _documents(client: OpenSearch, alias: str) -> dict[str, dict[str, Any]]:

@@ -47,7 +47,7 @@ def corpus(client: OpenSearch, encoder, tmp_path_factory) -> Iterator[tuple[Inde
     try:
         report = create_indices(client, layout, mappings.IndexOptions(dimension=384))
         assert report["saved_searches"]["created"], report["saved_searches"]  # the node must have percolator
-        aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+        aliases = layout.aliases()
         labeller = RoleLabeller.load(encoder, cache_dir=tmp_path_factory.mktemp("embeddings"))
         paths = [str(JUDGMENTS / f"{j}.txt") for j in SAMPLE]
         written = IndexWriter(client, aliases, Pipeline(labeller)).run(load(paths))
@@ -61,7 +61,7 @@ def corpus(client: OpenSearch, encoder, tmp_path_factory) -> Iterator[tuple[Inde
 def aliases(client: OpenSearch, corpus) -> dict[str, str]:
     """The corpus's aliases with no saved search left over from another test."""
     layout, _ = corpus
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     for search in alerts.list_searches(client, aliases):
         alerts.delete_search(client, aliases, search.name)
     return aliases
@@ -167,7 +167,7 @@ def test_names_are_unique_unless_replaced_and_delete_removes(client: OpenSearch,
 
 
 def test_without_a_saved_search_index_nothing_is_checked(client: OpenSearch, layout: IndexLayout) -> None:
-    bare = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    bare = layout.aliases()
     assert alerts.list_searches(client, bare) == []
     assert alerts.check(client, bare, ["C1"]) == []
     with pytest.raises(alerts.AlertsUnavailableError, match="ratio indices create"):

@@ -82,7 +82,7 @@ def own(client: OpenSearch, encoder, tmp_path_factory) -> Iterator[dict[str, str
     """A corpus of five judgments and three labelled provisions, indexed through the real writer."""
     layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=384))
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     labeller = RoleLabeller.load(encoder, cache_dir=tmp_path_factory.mktemp("cite-embeddings"))
     report = IndexWriter(client, aliases, Pipeline(labeller)).run([*OWN_JUDGMENTS, *OWN_PROVISIONS])
     assert report.failed == [] and report.judgments_indexed == 5 and report.provisions_indexed == 3

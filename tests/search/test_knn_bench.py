@@ -40,7 +40,7 @@ def test_bench_knn_measures_and_cleans_up(client: OpenSearch, opensearch_setting
     layout = IndexLayout(f"ratio-test-knn-{uuid.uuid4().hex[:8]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=256, encoder=STATIC_ENCODER))
     install_pipelines(client)
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     try:
         labeller = RoleLabeller.load(static_encoder, encoder_id=STATIC_ENCODER)
         files = [str(SAMPLES / f"C{i}.txt") for i in range(1, 4)]

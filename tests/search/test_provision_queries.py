@@ -140,7 +140,7 @@ def provisions_layout(client: OpenSearch, encoder, tmp_path_factory) -> Iterator
     """Ten provisions with their Act, section and citation (and one without), through the real writer."""
     layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=384))
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     labeller = RoleLabeller.load(encoder, cache_dir=tmp_path_factory.mktemp("provision-query-embeddings"))
     report = IndexWriter(client, aliases, Pipeline(labeller)).run(PROVISIONS)
     assert report.failed == [] and report.provisions_indexed == len(PROVISIONS)
@@ -205,7 +205,7 @@ def test_the_provisions_box_lists_each_form_first(client: OpenSearch, provisions
     ``ratio provisions`` and ``ratio eval run aila-statutes``'s ``default`` return."""
     from search.execute import Searcher
 
-    aliases = {kind: provisions_layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = provisions_layout.aliases()
     found = Searcher(client, aliases, encoder).provisions_for(query, 5)
     assert [hit.provision_id for hit in found[:len(first)]] == first
     assert all(hit.named for hit in found[:len(first)]) and not any(hit.named for hit in found[len(first):])

@@ -25,6 +25,7 @@ def test_create_builds_versioned_indices_behind_aliases(client: OpenSearch, layo
     available = [k for k in mappings.INDEX_KINDS if REQUIRED_MODULES.get(k) in (None, *modules)]
     assert {kind: row["index"] for kind, row in report.items()} == {
         kind: f"{layout.prefix}-{kind}-v1" if kind in available else None for kind in mappings.INDEX_KINDS}
+    assert {kind: row["alias"] for kind, row in report.items()} == layout.aliases()
     for kind in set(mappings.INDEX_KINDS) - set(available):
         assert REQUIRED_MODULES[kind] in report[kind]["skipped"], "a skipped kind says which module it lacks"
     for kind in available:
@@ -41,6 +42,14 @@ def test_create_builds_versioned_indices_behind_aliases(client: OpenSearch, layo
         assert "ratio_text_search" in live["settings"]["index"]["analysis"]["analyzer"]
     again = create_indices(client, layout, options)
     assert not any(row["created"] for row in again.values()), "a second create must change nothing"
+
+
+def test_a_layout_names_the_alias_of_every_kind() -> None:
+    layout = IndexLayout("acme")
+    assert layout.aliases() == {"judgments": "acme-judgments", "chunks": "acme-chunks",
+                                "provisions": "acme-provisions", "saved_searches": "acme-saved_searches"}
+    assert tuple(layout.aliases()) == mappings.INDEX_KINDS
+    assert layout.aliases(("chunks",)) == {"chunks": "acme-chunks"}
 
 
 def test_strict_mapping_rejects_unknown_fields(client: OpenSearch, layout: IndexLayout) -> None:

@@ -115,7 +115,7 @@ def hostile_app(client: OpenSearch, encoder, embedding_cache, tmp_path_factory, 
     (folder / "hostile.jsonl").write_text(json.dumps(record) + "\n")
     try:
         create_indices(client, layout, mappings.IndexOptions(dimension=384))
-        aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+        aliases = layout.aliases()
         labeller = RoleLabeller.load(encoder, cache_dir=embedding_cache)
         report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(folder)]))
         assert report.failed == [] and report.judgments_indexed == 1

@@ -24,7 +24,7 @@ def static_corpus(client: OpenSearch, static_encoder, folder: Path, judgments: i
     yields the aliases, and deletes every index of the prefix afterwards."""
     layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=256, encoder=STATIC_ENCODER))
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     try:
         labeller = RoleLabeller.load(static_encoder, encoder_id=STATIC_ENCODER)
         report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(folder)]))

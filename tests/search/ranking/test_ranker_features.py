@@ -52,7 +52,7 @@ QUERY = "In 2015 the husband poisoned his wife for dowry; he is charged under Se
 def corpus(client: OpenSearch):
     layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=DIM))
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     actions = [{"_index": aliases["judgments"], "_id": jid, "_source": {"judgment_id": jid, **doc}}
                for jid, doc in JUDGMENTS.items()]
     offsets: dict[str, int] = {}

@@ -52,7 +52,7 @@ def tiny(client, encoder, tmp_path_factory) -> dict[str, str]:
         shutil.copy(SAMPLES / f"{name}.txt", folder / f"{name}.txt")
     layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=384))
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     labeller = RoleLabeller.load(encoder, cache_dir=tmp_path_factory.mktemp("embeddings"))
     report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(folder)]))
     assert report.failed == [] and report.judgments_indexed == len(INDEXED)
