@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from backends.opensearch import IndexLayout
 from ratio.encoders import search_encoders
 from search.evaluate.data import judged, read_qrels, read_queries
 from search.evaluate.systems import Runner, typed_or_pasted
@@ -51,7 +52,7 @@ def main() -> None:
     from opensearchpy import OpenSearch
 
     client = OpenSearch("http://127.0.0.1:9200", timeout=300)
-    aliases = {k: f"{args.prefix}-{k}" for k in ("judgments", "chunks", "provisions", "saved_searches")}
+    aliases = IndexLayout(args.prefix).aliases()
     qrels = read_qrels(args.data / "aila-2019/relevance_judgments_statutes.txt")
     queries = judged(read_queries(args.data / "aila-2019/Query_doc.txt"), qrels)[0][0::2]  # the odd half only
     model, _ = search_encoders(client, aliases, None)

@@ -26,12 +26,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+import mappings
+
 __all__ = ["DEFAULT_RANK_CONSTANT", "DEFAULT_WEIGHTS", "FusedHit", "FusionMethod", "fuse", "min_max"]
 
-# BM25 0.9 / k-NN 0.1: chosen on the odd half of the judged AILA 2019 precedent queries and confirmed on the
-# even half (docs/evaluation.md); the former 0.7 / 0.3 gave the small general encoder too much say on long facts.
-DEFAULT_WEIGHTS = (0.9, 0.1)
-DEFAULT_RANK_CONSTANT = 60
+# The installed pipelines' defaults (mappings.HYBRID_WEIGHTS says why BM25 0.9 / k-NN 0.1), read rather than
+# repeated, so client-side fusion fuses as the server does without a comment tying two spellings together.
+DEFAULT_WEIGHTS: tuple[float, float] = mappings.HYBRID_WEIGHTS
+DEFAULT_RANK_CONSTANT: int = mappings.RRF_RANK_CONSTANT
 MIN_SCORE = 0.001  # neural-search MinMax: a normalised 0 becomes this
 SINGLE_RESULT_SCORE = 1.0  # neural-search MinMax: max == min
 
@@ -85,8 +87,9 @@ def fuse(
 ) -> list[FusedHit]:
     """Fuse ``(id, score)`` lists, each in descending score order, into one ranked list.
 
-    ``weights`` (MINMAX only) follow the list order, BM25 first, like the pipeline's; default 0.9 / 0.1 for
-    two lists, equal otherwise. ``limit`` defaults to the longest list's length, as on the server.
+    ``weights`` (MINMAX only) follow the list order, BM25 first, like the pipeline's; default
+    :data:`DEFAULT_WEIGHTS` (the pipeline's) for two lists, equal otherwise. ``limit`` defaults to the longest
+    list's length, as on the server.
     """
     if weights is None:
         weights = DEFAULT_WEIGHTS if len(lists) == 2 else tuple(1.0 / len(lists) for _ in lists) if lists else ()

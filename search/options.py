@@ -10,8 +10,10 @@ allowed values (a :class:`search.errors.BadValueError`: the CLI shows it, the AP
 
 The choices are enums (:class:`RoleMode`, :class:`SortOrder`, :class:`ExpansionKind`, and
 :class:`search.fusion.FusionMethod`); the CLI's ``click.Choice`` and the API's schemas list their members, never
-string literals. The numeric limits live in :func:`check_counts`, which :class:`search.request.SearchRequest`
-applies too, so the rules have one home.
+string literals. The defaults are :class:`SearchOptions`' field defaults, read through :data:`DEFAULTS` by the
+CLI's options, the API's parameters and :class:`search.request.SearchRequest`, never written again as literals.
+The numeric limits live in :func:`check_counts`, which :class:`search.request.SearchRequest` applies too, so the
+rules have one home.
 :meth:`search.request.SearchRequest.from_options` turns query text and options into a request.
 """
 
@@ -29,6 +31,7 @@ from search.fusion import FusionMethod
 from search.syntax import MAX_TERMS, as_plain_text
 
 __all__ = [
+    "DEFAULTS",
     "EXPANSIONS",
     "MAX_CANDIDATES",
     "MAX_PROVISIONS",
@@ -223,7 +226,8 @@ class FilterOptions:
 
 @dataclass(frozen=True)
 class SearchOptions(FilterOptions):
-    """Everything a person can ask of a search besides its query text; the defaults are ``ratio search``'s.
+    """Everything a person can ask of a search besides its query text. Its field defaults are the one home of
+    every option's default: ``ratio search``, the API and the clients read them (:data:`DEFAULTS`).
 
     ``plain`` reads the query text as plain words (pasted facts): operators and filters in it are not parsed.
     ``provisions`` 0 with ``expand`` naming provisions lists five provisions.
@@ -272,6 +276,9 @@ class SearchOptions(FilterOptions):
 
 
 OPTION_NAMES: frozenset[str] = frozenset(f.name for f in dataclasses.fields(SearchOptions))
+# The options nobody changed: the CLI's ``default=``, the API's ``Field(...)`` defaults and SearchRequest's read each
+# default here (``DEFAULTS.size``), so a default changes in one place and every front end follows.
+DEFAULTS: SearchOptions = SearchOptions()
 
 
 def merge_options(options: FilterOptions | None, changes: Mapping[str, Any],

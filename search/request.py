@@ -40,6 +40,7 @@ from search.errors import BadValueError
 from search.fusion import DEFAULT_RANK_CONSTANT, DEFAULT_WEIGHTS, FusionMethod
 from search.intent import Intent, classify_intent
 from search.options import (
+    DEFAULTS,
     EXPANSIONS,
     MAX_CANDIDATES,
     MAX_PROVISIONS,
@@ -89,24 +90,24 @@ class SearchRequest:
     roles: tuple[str, ...] = ()
     role_mode: RoleMode = RoleMode.BOOST
     intent: Intent | None = None
-    size: int = 10
-    page: int = 1
+    size: int = DEFAULTS.size
+    page: int = DEFAULTS.page
     search_after: tuple[str | int | float, ...] | None = None
-    candidates: int = 100
-    fusion: FusionMethod = FusionMethod.MINMAX
+    candidates: int = DEFAULTS.candidates
+    fusion: FusionMethod = DEFAULTS.fusion
     weights: tuple[float, float] = DEFAULT_WEIGHTS
     rank_constant: int = DEFAULT_RANK_CONSTANT
     role_boost: float = 2.0
-    rerank: bool = False
-    rerank_top: int = 50
-    explain: bool = False
-    explain_top: int = 5
-    expand: tuple[ExpansionKind, ...] = ()
-    provisions: int = 0
-    facets: bool = True
-    highlight: bool = True
-    ranking: RankingMode = RankingMode.RANKER
-    sort: SortOrder = SortOrder.RELEVANCE
+    rerank: bool = DEFAULTS.rerank
+    rerank_top: int = DEFAULTS.rerank_top
+    explain: bool = DEFAULTS.explain
+    explain_top: int = DEFAULTS.explain_top
+    expand: tuple[ExpansionKind, ...] = DEFAULTS.expand
+    provisions: int = DEFAULTS.provisions
+    facets: bool = DEFAULTS.facets
+    highlight: bool = DEFAULTS.highlight
+    ranking: RankingMode = DEFAULTS.ranking
+    sort: SortOrder = DEFAULTS.sort
     understanding: Understanding | None = None  # what the text is (search.understand); None: not read yet
     sort_note: str | None = None  # why ``sort`` is not the order asked for (a filter-only search: newest first)
 
@@ -175,25 +176,25 @@ class SearchRequest:
         cites: Sequence[str] = (),
         statutes: Sequence[str] = (),
         role_mode: str | RoleMode | None = None,
-        size: int = 10,
-        page: int = 1,
+        size: int = DEFAULTS.size,
+        page: int = DEFAULTS.page,
         search_after: Sequence[str | int | float] | None = None,
-        candidates: int = 100,
-        fusion: str | FusionMethod = FusionMethod.MINMAX,
+        candidates: int = DEFAULTS.candidates,
+        fusion: str | FusionMethod = DEFAULTS.fusion,
         weights: Sequence[float] = DEFAULT_WEIGHTS,
         rank_constant: int = DEFAULT_RANK_CONSTANT,
         role_boost: float = 2.0,
-        rerank: bool = False,
-        rerank_top: int = 50,
-        explain: bool = False,
-        explain_top: int = 5,
-        expand: str | Sequence[str] | None = (),
-        provisions: int = 0,
-        facets: bool = True,
-        highlight: bool = True,
+        rerank: bool = DEFAULTS.rerank,
+        rerank_top: int = DEFAULTS.rerank_top,
+        explain: bool = DEFAULTS.explain,
+        explain_top: int = DEFAULTS.explain_top,
+        expand: str | Sequence[str] | None = DEFAULTS.expand,
+        provisions: int = DEFAULTS.provisions,
+        facets: bool = DEFAULTS.facets,
+        highlight: bool = DEFAULTS.highlight,
         classify: bool = True,
-        ranking: str | RankingMode = RankingMode.RANKER,
-        sort: str | SortOrder = SortOrder.RELEVANCE,
+        ranking: str | RankingMode = DEFAULTS.ranking,
+        sort: str | SortOrder = DEFAULTS.sort,
     ) -> SearchRequest:
         """Parse ``text``, normalise explicit options the same way as fielded filters, merge both, classify
         the intent (``classify=False`` skips it) and validate. Raises a ``QueryError`` saying what to fix."""

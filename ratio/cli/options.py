@@ -153,18 +153,19 @@ def role_mode_option(choices: Sequence[str] | None = None, default: str | None =
 def fusion_option() -> Decorator:
     """``--fusion``: how the BM25 and k-NN lists are combined."""
     from search.fusion import FusionMethod
+    from search.options import DEFAULTS
 
     methods = tuple(method.value for method in FusionMethod)
-    return click.option("--fusion", type=click.Choice(methods), default=FusionMethod.MINMAX.value,
+    return click.option("--fusion", type=click.Choice(methods), default=DEFAULTS.fusion.value,
                         show_default=True, help="How the BM25 and vector lists are fused.")
 
 
 def ranking_options() -> Decorator:
     """``--ranking`` (the learned ranker or the fusion it replaced) and ``--ranker`` (its model folder)."""
-    from search.options import RankingMode
+    from search.options import DEFAULTS, RankingMode
 
     ranking = click.option("--ranking", type=click.Choice([m.value for m in RankingMode]),
-                           default=RankingMode.RANKER.value, show_default=True,
+                           default=DEFAULTS.ranking.value, show_default=True,
                            help="What orders the judgments: the learned ranker, or the chunk fusion it replaced.")
     model = click.option("--ranker", "ranker_model", envvar="RATIO_RANKER", default=DEFAULT_RANKER, show_default=True,
                          help="The learned ranker's model folder ('default': the shipped one; 'off': fusion only).")

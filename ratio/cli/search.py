@@ -24,7 +24,7 @@ from ratio.cli.options import (
     reranker_option,
     role_options,
 )
-from search.options import MAX_PROVISIONS, MAX_RERANK, MAX_SIZE, SearchOptions, SortOrder
+from search.options import DEFAULTS, MAX_PROVISIONS, MAX_RERANK, MAX_SIZE, SearchOptions, SortOrder
 
 if TYPE_CHECKING:  # the client and the read path behind it are imported by a search, not by ``--help``
     from search.execute import SearchResult
@@ -96,21 +96,23 @@ def _table(query: str, result: SearchResult, first: int = 1) -> Table:
               mode_help="Role handling (default boost).")
 @ranking_options()
 @fusion_option()
-@click.option("--sort", type=click.Choice([s.value for s in SortOrder]), default=SortOrder.RELEVANCE.value,
+@click.option("--sort", type=click.Choice([s.value for s in SortOrder]), default=DEFAULTS.sort.value,
               show_default=True, help="relevance (the ranked window, best first), or every matching judgment by "
               "date (newest, oldest; undated last) or by how many corpus judgments cite it (cited_by).")
-@click.option("--size", type=click.IntRange(1, MAX_SIZE), default=10, show_default=True, help="Judgments per page.")
-@click.option("--page", type=click.IntRange(min=1), default=1, show_default=True, help="Page number, from 1.")
+@click.option("--size", type=click.IntRange(1, MAX_SIZE), default=DEFAULTS.size, show_default=True,
+              help="Judgments per page.")
+@click.option("--page", type=click.IntRange(min=1), default=DEFAULTS.page, show_default=True,
+              help="Page number, from 1.")
 @click.option("--rerank", is_flag=True, help="Rescore the top chunks before rolling up to judgments.")
-@click.option("--rerank-top", type=click.IntRange(1, MAX_RERANK), default=50, show_default=True,
+@click.option("--rerank-top", type=click.IntRange(1, MAX_RERANK), default=DEFAULTS.rerank_top, show_default=True,
               help="How many chunks to rescore.")
 @reranker_option()
 @rerank_weight_option()
 @click.option("--explain", is_flag=True, help="Add a one-line reason to each hit (by the LLM, if one is set).")
-@click.option("--explain-top", type=click.IntRange(min=0), default=5, show_default=True,
+@click.option("--explain-top", type=click.IntRange(min=0), default=DEFAULTS.explain_top, show_default=True,
               help="How many hits the LLM explains.")
 @expand_option()
-@click.option("--provisions", type=click.IntRange(0, MAX_PROVISIONS), default=0,
+@click.option("--provisions", type=click.IntRange(0, MAX_PROVISIONS), default=DEFAULTS.provisions,
               help="Also list this many statute provisions (5 with --expand provisions).")
 @llm_options
 @click.option("--plain", is_flag=True, help="Search the text as plain words (for pasted facts): no operators.")

@@ -21,13 +21,13 @@ from urllib.parse import urlencode
 
 from ratio.web.schemas import SearchParams
 from search.errors import QueryError
-from search.options import RoleMode
+from search.options import DEFAULTS, RoleMode
 from search.syntax import FilterSpan, filter_spans, normalise_roles, normalise_statute, parse_year_range, without_span
 
 __all__ = ["Chip", "FacetLink", "chips", "clear_all", "facet_links", "hidden_fields", "query_roles", "search_query"]
 
 URL_FIELDS = ("q", "court", "judge", "statute", "date_from", "date_to", "role", "mode", "sort")
-DEFAULTS = {"sort": "relevance"}  # left out of URLs when they hold it
+URL_DEFAULTS = {"sort": DEFAULTS.sort.value}  # left out of URLs when they hold it: the search's own default
 # facet name -> (the chip kind that selects it, the form field a click sets)
 FACETS = {"court": ("court", "court"), "year": ("year", "date_from"), "role": ("role", "role"),
           "cited_provisions": ("statute", "statute"), "judges": ("judge", "judge")}
@@ -73,7 +73,7 @@ def search_query(params: SearchParams, **changes: Any) -> str:
 def _pairs(data: dict[str, Any]) -> list[tuple[str, str]]:
     """The fields of ``data`` that a URL carries, in :data:`URL_FIELDS` order, repeated fields repeated."""
     return [(k, str(v)) for k in URL_FIELDS for value in [data.get(k)]
-            if value not in (None, "", []) and value != DEFAULTS.get(k)
+            if value not in (None, "", []) and value != URL_DEFAULTS.get(k)
             for v in (value if isinstance(value, list) else [value])]
 
 

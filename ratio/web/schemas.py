@@ -1,9 +1,10 @@
 """The REST API's request and response shapes: what the OpenAPI spec publishes and FastAPI validates.
 
 Request options mirror :class:`search.options.SearchOptions` (and so the CLI and ``ratio.Client.search``),
-with the same enums for the choices (:meth:`SearchParams.options` converts), and the API's own limits on
-top: ``candidates`` (the depth of the ranked window) is capped lower than the engine allows, so one
-anonymous request cannot ask for ten thousand chunks, and paging goes by an opaque cursor.
+with the same enums for the choices (:meth:`SearchParams.options` converts) and the same defaults (read from
+:data:`search.options.DEFAULTS`, not written again), and the API's own limits on top: ``candidates`` (the depth
+of the ranked window) is capped lower than the engine allows, so one anonymous request cannot ask for ten
+thousand chunks, and paging goes by an opaque cursor.
 Responses reuse the search layer's frozen dataclasses, so the API, the Python client and the CLI's
 ``--json`` print the same fields.
 """
@@ -21,6 +22,7 @@ from search.explain import Explanation
 from search.fusion import FusionMethod
 from search.matching import CountRule
 from search.options import (
+    DEFAULTS,
     MAX_PROVISIONS,
     MAX_SIZE,
     ExpansionKind,
@@ -58,28 +60,29 @@ class SearchParams(BaseModel):
                             description="Preferred roles (required with mode=filter).")
     mode: RoleMode | None = Field(None, description="Role handling (default boost; filter when the query "
                                                     "names role:).")
-    ranking: RankingMode = Field(RankingMode.RANKER, description="What orders the judgments: the learned ranker "
+    ranking: RankingMode = Field(DEFAULTS.ranking, description="What orders the judgments: the learned ranker "
                                  "(default) or the chunk fusion it replaced.")
-    fusion: FusionMethod = FusionMethod.MINMAX
-    sort: SortOrder = Field(SortOrder.RELEVANCE, description="relevance: the best of the ranked window, best first "
+    fusion: FusionMethod = DEFAULTS.fusion
+    sort: SortOrder = Field(DEFAULTS.sort, description="relevance: the best of the ranked window, best first "
                             "(a search with no words, only filters, has nothing to rank by: newest first); newest, "
                             "oldest (by decision date, undated last) or cited_by (most cited in the corpus first): "
                             "every matching judgment in that order, paged by a cursor in a point in time.")
-    plain: bool = Field(False, description="Read q as plain words (pasted facts): no operators or filters.")
-    size: int = Field(10, ge=1, le=MAX_SIZE, description="Judgments per page.")
-    candidates: int = Field(100, ge=1, le=MAX_DEPTH, description="Chunks ranked before rolling up; pages "
-                                                                   "stay inside this window.")
+    plain: bool = Field(DEFAULTS.plain, description="Read q as plain words (pasted facts): no operators or filters.")
+    size: int = Field(DEFAULTS.size, ge=1, le=MAX_SIZE, description="Judgments per page.")
+    candidates: int = Field(DEFAULTS.candidates, ge=1, le=MAX_DEPTH, description="Chunks ranked before rolling up; "
+                            "pages stay inside this window.")
     cursor: str | None = Field(None, max_length=MAX_CURSOR, description="next_cursor (or prev_cursor) of the page "
                                "before (or after): opaque; a sorted search's carries its point in time.")
-    rerank: bool = False
-    rerank_top: int = Field(50, ge=1, le=MAX_RERANK_TOP)
-    explain: bool = Field(False, description="Add a one-line reason to each hit (the LLM's for the first "
+    rerank: bool = DEFAULTS.rerank
+    rerank_top: int = Field(DEFAULTS.rerank_top, ge=1, le=MAX_RERANK_TOP)
+    explain: bool = Field(DEFAULTS.explain, description="Add a one-line reason to each hit (the LLM's for the first "
                                              "explain_top when one is configured).")
-    explain_top: int = Field(5, ge=0, le=MAX_EXPLAIN)
+    explain_top: int = Field(DEFAULTS.explain_top, ge=0, le=MAX_EXPLAIN)
     expand: list[ExpansionKind] = Field(default_factory=list, max_length=len(ExpansionKind))
-    provisions: int = Field(0, ge=0, le=MAX_PROVISIONS, description="Also list this many statute provisions.")
-    facets: bool = True
-    highlight: bool = True
+    provisions: int = Field(DEFAULTS.provisions, ge=0, le=MAX_PROVISIONS,
+                            description="Also list this many statute provisions.")
+    facets: bool = DEFAULTS.facets
+    highlight: bool = DEFAULTS.highlight
 
     def options(self, page: int = 1, **changes: Any) -> SearchOptions:
         """These parameters as the engine's :class:`search.options.SearchOptions` (``page`` from the cursor)."""
