@@ -23,6 +23,7 @@ from opensearchpy import OpenSearch
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
 from backends.opensearch.install import Manifest
 from ratio import settings
+from tests.waiting import WaitTimeout, serve, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -179,7 +180,6 @@ def llm_server(small_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> It
     """``python -m llama_cpp.server`` serving the small model on loopback; yields its ``/v1`` base URL. Its log
     goes to the test session's temporary folder, not beside the user's models."""
     import sys
-    import time
 
     import requests
 
@@ -191,19 +191,20 @@ def llm_server(small_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> It
              "--port", str(port), "--n_ctx", "4096", "--n_threads", str(_llm_threads()), "--model_alias", "qwen-small"],
             stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
+
+    def answers() -> bool:
+        if process.poll() is not None:
+            pytest.fail(f"llama_cpp.server exited with {process.returncode}: {log.read_text()[-2000:]}")
+        try:
+            return requests.get(f"{url}/models", timeout=2).ok
+        except requests.ConnectionError:
+            return False
+
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {process.returncode}: {log.read_text()[-2000:]}")
-            try:
-                if requests.get(f"{url}/models", timeout=2).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not answer within 120 s: {log.read_text()[-2000:]}")
-            time.sleep(0.5)
+        try:
+            wait_for(answers, 120, f"llama_cpp.server to answer {url}/models", interval=0.5)
+        except WaitTimeout as exc:
+            pytest.fail(f"{exc}: {log.read_text()[-2000:]}")
         yield url
     finally:
         process.terminate()
@@ -294,26 +295,8 @@ def api(web_app):
 @pytest.fixture(scope="session")
 def live_server(web_app):
     """The app served by uvicorn on a free loopback port, for the browser and the remote client."""
-    import socket
-    import threading
-    import time
-
-    import uvicorn
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(web_app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("uvicorn did not start the test server within 30 s")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve(web_app) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

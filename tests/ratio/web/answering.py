@@ -8,14 +8,11 @@ once per session: generations are the slowest part of the suite.
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
+from tests.waiting import serve  # the answer tests' server: ``serve(app)`` yields its base URL
+
+__all__ = ["GROUNDED_QUESTION", "QUICK", "UNANSWERABLE", "answering_app", "serve"]
 
 GROUNDED_QUESTION = "What must be shown for possession of a fire-arm under the Arms Act?"
 UNANSWERABLE = "What is the goods and services tax rate on cryptocurrency mining rigs?"
@@ -31,26 +28,3 @@ def answering_app(url: str, aliases: dict[str, str], encoder, llm, cache: Path, 
     prefix = aliases["judgments"].removesuffix("-judgments")
     client = Client(url, prefix=prefix, encoder=encoder, llm=CachedLLM(llm, cache))
     return create_app(client, **options)
-
-
-@contextmanager
-def serve(app) -> Iterator[str]:
-    """``app`` served by uvicorn on a free loopback port; yields its base URL."""
-    import uvicorn
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("uvicorn did not start the answer test server within 30 s")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)

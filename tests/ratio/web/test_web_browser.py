@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.ratio.web.browsing import shot
+from tests.waiting import serve
 
 playwright_api = pytest.importorskip("playwright.sync_api", reason="the dev extra installs playwright")
 QUERY = "public servant dishonestly misappropriated property entrusted"
@@ -190,48 +191,32 @@ def test_keyboard_reaches_the_search_box_and_results(page) -> None:
 def test_with_a_key_a_browser_signs_in_once(browser, ratio_client) -> None:
     """With ``--api-key``, the search page sends a browser to /login; after signing in, the cookie opens the
     pages, the explanations (``/ui/explain``) and the CSV link, under the same CSP."""
-    import socket
-    import threading
-    import time
-
-    import uvicorn
-
     from ratio.web import create_app
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(ratio_client, api_key="browser-key"), host="127.0.0.1",
-                                           port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        assert thread.is_alive() and time.sleep(0.05) is None
-    context = browser.new_context(base_url=f"http://127.0.0.1:{port}", viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
-    try:
-        page.goto(f"/?q={QUERY.replace(' ', '+')}")
-        assert urlparse(page.url).path == "/login"
-        page.get_by_label("API key").fill("wrong")
-        page.get_by_role("button", name="Sign in").click()
-        assert "not this server's" in page.content()
-        page.get_by_label("API key").fill("browser-key")
-        page.get_by_role("button", name="Sign in").click()
-        page.wait_for_selector("ol.hits li.hit")
-        assert parse_qs(urlparse(page.url).query)["q"] == [QUERY]
-        playwright_api.expect(page.locator(".why:not(.ready)")).to_have_count(0, timeout=60_000)
-        assert "Explaining" not in page.locator(".why").first.inner_text()
-        cookie = next(c for c in context.cookies() if c["name"] == "ratio_session")
-        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
-        assert page.evaluate("() => document.cookie") == "", "HttpOnly: scripts cannot read the session"
-        shot(page, "search-signed-in")
-    finally:
-        context.close()
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serve(create_app(ratio_client, api_key="browser-key")) as url:
+        context = browser.new_context(base_url=url, viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
+        try:
+            page.goto(f"/?q={QUERY.replace(' ', '+')}")
+            assert urlparse(page.url).path == "/login"
+            page.get_by_label("API key").fill("wrong")
+            page.get_by_role("button", name="Sign in").click()
+            assert "not this server's" in page.content()
+            page.get_by_label("API key").fill("browser-key")
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_selector("ol.hits li.hit")
+            assert parse_qs(urlparse(page.url).query)["q"] == [QUERY]
+            playwright_api.expect(page.locator(".why:not(.ready)")).to_have_count(0, timeout=60_000)
+            assert "Explaining" not in page.locator(".why").first.inner_text()
+            cookie = next(c for c in context.cookies() if c["name"] == "ratio_session")
+            assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+            assert page.evaluate("() => document.cookie") == "", "HttpOnly: scripts cannot read the session"
+            shot(page, "search-signed-in")
+        finally:
+            context.close()
     assert errors == [], f"JavaScript errors or blocked content on the page: {errors}"
 
 

@@ -27,6 +27,7 @@ from indexer.writer import IndexWriter
 from ratio.web import create_app
 from ratio.web.schemas import SearchParams
 from ratio.web.service import encode_cursor
+from tests.waiting import serve, wait_for
 
 QUERY = "murder conviction circumstantial evidence"
 DENSE = "Held in (2017) 10 SCC 1 under section 302 of the Indian Penal Code, 1860 and Art. 21. "
@@ -210,23 +211,32 @@ def test_every_answer_carries_the_security_headers(ratio_client) -> None:
 
 # ---------------------------------------------------------------- heavy work: off the loop, with a deadline
 
-def test_health_answers_while_a_heavy_citation_check_runs(live_server: str) -> None:
+def test_health_answers_while_a_heavy_citation_check_runs(ratio_client) -> None:
     import requests
 
+    app = create_app(ratio_client)
+    extract = app.state.extract_citations
+    extracting = threading.Event()
+
+    def watched(*args, **kwargs):  # the app's own extractor, which says when the heavy work has begun
+        extracting.set()
+        return extract(*args, **kwargs)
+
+    app.state.extract_citations = watched
     body = {"text": (DENSE * (1_000_000 // len(DENSE)))}
     outcome: dict[str, object] = {}
+    with serve(app) as url:
+        def heavy() -> None:
+            outcome["response"] = requests.post(f"{url}/api/v1/citations/check", json=body, timeout=300)
+            outcome["finished"] = time.monotonic()
 
-    def heavy() -> None:
-        outcome["response"] = requests.post(f"{live_server}/api/v1/citations/check", json=body, timeout=300)
-        outcome["finished"] = time.monotonic()
-
-    worker = threading.Thread(target=heavy)
-    worker.start()
-    time.sleep(0.5)  # the request is on its way (a 1 MB body dense with citations)
-    health = requests.get(f"{live_server}/api/v1/health", timeout=60)
-    answered = time.monotonic()
-    still_running = worker.is_alive()
-    worker.join(300)
+        worker = threading.Thread(target=heavy)
+        worker.start()
+        assert extracting.wait(120), "the server did not begin the citation check of the 1 MB body within 120 s"
+        health = requests.get(f"{url}/api/v1/health", timeout=60)
+        answered = time.monotonic()
+        still_running = worker.is_alive()
+        worker.join(300)
     assert health.status_code == 200
     assert still_running and answered < outcome["finished"], "health waited for the heavy request"
     report = outcome["response"]
@@ -292,17 +302,16 @@ def test_ratio_serve_with_two_workers_serves(opensearch_settings, aliases, tmp_p
                                "serve", "--port", str(port), "--workers", "2"], cwd=repo, env=env,
                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
+
+    def healthy() -> bool:
+        assert server.poll() is None, f"ratio serve exited with {server.returncode}"
+        try:
+            return requests.get(f"{base}/api/v1/health", timeout=5).status_code == 200
+        except requests.ConnectionError:
+            return False
+
     try:
-        deadline = time.monotonic() + 240
-        while True:
-            assert server.poll() is None, f"ratio serve exited with {server.returncode}"
-            try:
-                if requests.get(f"{base}/api/v1/health", timeout=5).status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "ratio serve --workers 2 did not answer /health"
-            time.sleep(0.5)
+        wait_for(healthy, 240, "ratio serve --workers 2 to answer /api/v1/health", interval=0.5)
         assert requests.get(f"{base}/api/v1/search", params={"q": "murder"}, timeout=60).status_code == 401
         for _ in range(4):  # several requests: both workers answer (the kernel spreads the connections)
             found = requests.get(f"{base}/api/v1/search", params={"q": "murder conviction", "size": 3},
@@ -327,16 +336,9 @@ def test_ratio_serve_with_two_workers_serves(opensearch_settings, aliases, tmp_p
 
 
 def test_the_remote_client_does_not_repeat_a_request_that_passed_the_deadline(ratio_client) -> None:
-    import socket
-
-    import uvicorn
-
     from ratio.errors import UnavailableError
     from ratio.remote import RemoteClient
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     calls: list[str] = []
 
     async def counted(scope, receive, send):
@@ -344,18 +346,10 @@ def test_the_remote_client_does_not_repeat_a_request_that_passed_the_deadline(ra
         await app(scope, receive, send)
 
     app = create_app(ratio_client, heavy_timeout=0.001)
-    server = uvicorn.Server(uvicorn.Config(counted, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        assert thread.is_alive() and time.sleep(0.05) is None
-    try:
+    with serve(counted) as url:
         # explore: aggregations only, so the abandoned work is an OpenSearch call (a search would leave the
         # encoder running in a thread as the test session ends)
         with pytest.raises(UnavailableError) as caught:
-            RemoteClient(f"http://127.0.0.1:{port}").explore(QUERY)
+            RemoteClient(url).explore(QUERY)
         assert caught.value.status == 503 and caught.value.code == "deadline_exceeded"
         assert calls.count("/api/v1/explore") == 1
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
