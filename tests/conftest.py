@@ -52,12 +52,18 @@ def _docker_available() -> bool:
 # marker cannot be forgotten. A test that needs a node, an LLM or a browser without such a fixture carries
 # the marker itself (``pytestmark`` in its module). The fast tier is everything else:
 #     pytest -m "not opensearch and not llm and not browser"
+# The daily loop leaves out only what costs minutes a test (LLM generations; nodes a failover test starts and
+# kills) and keeps the session's node and the browser:
+#     pytest -m "not llm and not cluster"
+# tests/test_tiers.py checks that every failover test that starts or kills a node is in the cluster tier.
 FIXTURE_TIERS: dict[str, str] = {
     "local_node": "opensearch",  # the local node (every cluster fixture below starts from it)
     "opensearch_settings": "opensearch",
     "client": "opensearch",
     "layout": "opensearch",
     "installation": "opensearch",  # tests/failover: an OpenSearch installation for nodes they start
+    "cluster": "cluster",  # tests/failover: a three-node cluster the test module starts, kills and restarts
+    "own_node": "cluster",  # tests/failover: a node of the test module's own, killed and started again
     "small_gguf": "llm",  # the small GGUF (every in-process or served LLM starts from it)
     "small_llm": "llm",
     "llm_server": "llm",

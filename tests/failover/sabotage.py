@@ -1,5 +1,7 @@
 """Helpers of the failover tests: kill a node this test started, sabotage a run at a chosen judgment, and
-read back everything a run wrote (tests/failover is on sys.path, so the tests import this module by name)."""
+read back everything a run wrote (tests/failover is on sys.path, so the tests import this module by name).
+Every node killed here is noted in ``KILLED``, which the failover conftest prints with the cluster's state when a
+test fails."""
 
 from __future__ import annotations
 
@@ -17,9 +19,12 @@ from opensearchpy import OpenSearch, helpers
 
 from backends.opensearch import IndexLayout, LocalNode
 from backends.opensearch.node import free_port
+from tests.waiting import wait_for
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019"
 N_JUDGMENTS = 18
+
+KILLED: list[str] = []  # the nodes the running test killed (emptied as each test starts: tests/failover/conftest.py)
 
 
 def two_free_ports() -> tuple[int, int]:
@@ -36,12 +41,14 @@ def kill_node(node: LocalNode) -> int:
     assert state, f"{node.node_name} is not running"
     pid = int(state["pid"])
     os.killpg(pid, signal.SIGKILL)
-    deadline = time.monotonic() + 30
-    while node.state() is not None and time.monotonic() < deadline:
+    KILLED.append(f"{node.node_name} (pid {pid}, HTTP port {node.port}) at {time.strftime('%H:%M:%S')}")
+
+    def gone() -> bool:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
-        time.sleep(0.1)
-    assert node.state() is None, f"{node.node_name} survived SIGKILL"
+        return node.state() is None
+
+    wait_for(gone, 30, f"{node.node_name} (pid {pid}) to be gone after SIGKILL")
     return pid
 
 
@@ -93,10 +100,8 @@ class Acknowledged:
 
     def wait(self, ids: list[str], timeout: float = 120.0) -> None:
         """Wait until every id's write has been answered as accepted."""
-        deadline = time.monotonic() + timeout
-        while not self.ids.issuperset(ids):
-            assert time.monotonic() < deadline, f"the writes of {ids} were not acknowledged within {timeout:.0f}s"
-            time.sleep(0.05)
+        wait_for(lambda: self.ids.issuperset(ids), timeout,
+                 f"the writes of {sorted(ids)} to be acknowledged (acknowledged so far: {len(self.ids)} ids)")
 
 
 def _digest(source: dict[str, Any]) -> str:

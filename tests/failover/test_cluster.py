@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,8 +27,6 @@ from indexer.loaders import load
 from indexer.pipeline import Pipeline
 from indexer.writer import BulkSettings, IndexWriter
 from ratio.client import Client
-
-pytestmark = pytest.mark.cluster
 
 QUERY = {"query": {"match": {"text": "murder conviction appeal"}}, "size": 5, "track_total_hits": True}
 
@@ -111,7 +108,7 @@ class SearchLoop:
             with self.rounds:
                 self.down_during.append(down)
                 self.rounds.notify_all()
-            time.sleep(0.2)
+            self.stop.wait(0.2)  # a breath between rounds (not a wait for anything): over at once when stopped
 
     def _note_red(self) -> None:
         """Which indices were red and why their shards were unassigned (for the failure message)."""

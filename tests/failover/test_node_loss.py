@@ -12,7 +12,6 @@ import json
 import shutil
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +29,7 @@ from indexer.loaders import load
 from indexer.pipeline import Pipeline
 from indexer.writer import BulkSettings, IndexWriter
 from ratio.cli import cli
+from tests.waiting import wait_for
 
 JUDGMENTS = SAMPLES / "judgments"
 
@@ -123,15 +123,17 @@ def test_cli_report_when_the_node_dies_mid_run(own_node: LocalNode, tmp_path, mo
 
     ids = [path.stem for path in corpus.glob("*.txt")]
 
-    def kill_after_first_commits() -> None:  # realtime gets: the writer turns refresh off during a run
-        while not stop.is_set():
-            docs = client.mget(index=layout.alias("judgments"), body={"ids": ids}, params={"_source": "false"})
-            # two commit records visible: the first one's acknowledgement has come back (batches are committed in
-            # order), so the report counts at least one; a kill right after the first could beat its answer
-            if sum(bool(doc.get("found")) for doc in docs["docs"]) >= 2:
-                kill_node(own_node)
-                return
-            time.sleep(0.1)
+    def two_commits_visible() -> bool:  # realtime gets: the writer turns refresh off during a run
+        docs = client.mget(index=layout.alias("judgments"), body={"ids": ids}, params={"_source": "false"})
+        # two commit records visible: the first one's acknowledgement has come back (batches are committed in
+        # order), so the report counts at least one; a kill right after the first could beat its answer
+        return sum(bool(doc.get("found")) for doc in docs["docs"]) >= 2
+
+    def kill_after_first_commits() -> None:  # (ends when the run does, killed or not: the test says which)
+        wait_for(lambda: stop.is_set() or two_commits_visible(), 600, "two commit records of the CLI's run",
+                 interval=0.1)
+        if not stop.is_set():
+            kill_node(own_node)
 
     watcher = threading.Thread(target=kill_after_first_commits, daemon=True)
     watcher.start()
