@@ -2,9 +2,11 @@
 
 A model folder holds ``model.txt`` (LightGBM's own text format: small, diffable, loadable without pickle) and
 ``card.json`` (the feature names in column order, the data it was trained on, the seed, the parameters and the
-validation metrics). The card's feature list is checked against :data:`search.ranking.features.FEATURES` at load
-time, so a model trained on other features is refused rather than silently misread. A model trained with a
-feature group removed (an ablation) names only its features; the missing columns are dropped before scoring.
+validation metrics). The model reads its columns by the names its card records, never by position: the full
+feature vector (:data:`search.ranking.groups.FEATURES`, the declared groups' features in order) may gain features
+or change their order, and a model trained before, or with a feature group removed (an ablation), still reads
+exactly the columns it was trained on, in its own order. A card naming a feature this version does not compute
+is refused rather than silently misread.
 
 The default model ships inside the package (``search/ranking/model/``) and is rebuilt by ``ratio train ranker``.
 LightGBM is imported on first load only.
@@ -20,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from search.ranking.features import FEATURES
+from search.ranking.groups import FEATURES
 
 __all__ = ["DEFAULT_MODEL", "RankerModel", "RankerModelError", "default_model_path"]
 
@@ -39,12 +41,17 @@ def default_model_path() -> Path:
 
 @dataclass(frozen=True)
 class RankerModel:
-    """A loaded booster, the feature columns it reads, and its card."""
+    """A loaded booster, the feature columns it reads (by name, in its own order), and its card."""
 
     booster: Any
     features: tuple[str, ...]
     card: dict[str, Any]
     path: Path
+
+    @property
+    def positions(self) -> list[int]:
+        """Where each of the model's features sits in the full feature vector (:data:`FEATURES`)."""
+        return [FEATURES.index(f) for f in self.features]
 
     @property
     def name(self) -> str:
@@ -72,11 +79,17 @@ class RankerModel:
             raise RankerModelError(f"the ranker model in {folder} reads features this version does not compute "
                                    f"({', '.join(unknown) or 'a different feature count'}): retrain it with "
                                    "'ratio train ranker'")
+        if len(set(features)) != len(features):
+            raise RankerModelError(f"the ranker model in {folder} names a feature twice in its card")
+        trained = tuple(booster.feature_name())
+        if trained != features and trained != tuple(f"Column_{i}" for i in range(len(trained))):
+            raise RankerModelError(f"the ranker model in {folder} was trained on features {', '.join(trained)}, "
+                                   "not those its card names")
         return cls(booster, features, card, folder)
 
     def columns(self, values: np.ndarray) -> np.ndarray:
-        """The model's columns of a full feature matrix (all of :data:`FEATURES`)."""
-        return values[:, [FEATURES.index(f) for f in self.features]]
+        """The model's columns of a full feature matrix (all of :data:`FEATURES`), by name, in the model's order."""
+        return values[:, self.positions]
 
     def score(self, values: np.ndarray) -> np.ndarray:
         """One score per row of a full feature matrix: higher ranks first."""
