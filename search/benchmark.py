@@ -18,8 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from search.builders import bm25_body, knn_body, text_query
-from search.document_query import FULLTEXT_FIELDS
+from search.builders import FULLTEXT_FIELDS, bm25_body, knn_body, text_query
 from search.execute import Searcher
 from search.ranking import serve
 from search.ranking.bodies import IDS_ONLY

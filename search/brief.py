@@ -29,16 +29,16 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from legal.sentences import split
+from search.builders import constraints
 from search.document_query import document_ranked, rank_by_document, search_box_text
-from search.execute import ChunkHit, JudgmentHit, Passage
-from search.ranking import serve
+from search.hits import JudgmentHit, Passage
+from search.page import fetch_page
 from search.ranking.evidence import evidence as ranker_evidence
-from search.ranking.features import RankingError
 from search.ranking.query import QueryProfile
-from search.records import MatchKind, StoredJudgment
+from search.records import MatchKind
 from search.request import SearchRequest
 from search.syntax import as_plain_text
 
@@ -215,22 +215,6 @@ def matched_parts(profile: QueryProfile | None, judged: RankedJudgment | None, p
     return tuple(parts)
 
 
-def _page_records(searcher: Searcher, request: SearchRequest, ids: Sequence[str], vector: Sequence[float] | None,
-                  profile: QueryProfile | None) -> tuple[dict[str, StoredJudgment], dict[str, list[serve.PassageRow]]]:
-    """The page's judgments and their best passages, in one ``_msearch`` (as the ranked search fetches them)."""
-    if not ids:
-        return {}, {}
-    lines: list[dict[str, Any]] = [{"index": searcher.aliases["judgments"]}, serve.judgments_body(ids)]
-    for body in serve.passage_requests(request, ids, vector, profile):
-        lines += [{"index": searcher.aliases["chunks"]}, body]
-    found, *chunk_responses = searcher.client.msearch(body=lines)["responses"]
-    for response in (found, *chunk_responses):
-        if "error" in response:
-            raise RankingError(f"fetching the page failed: {response['error']}", response)
-    stored = {h["_id"]: StoredJudgment.from_source(h.get("_source", {}), h["_id"]) for h in found["hits"]["hits"]}
-    return stored, serve.best_passages(chunk_responses)
-
-
 def search_brief(searcher: Searcher, text: str, *, size: int = 10, courts: Sequence[str] = (),
                  date_from: str | None = None, date_to: str | None = None,
                  exclude: str | None = None) -> BriefResult:
@@ -240,7 +224,7 @@ def search_brief(searcher: Searcher, text: str, *, size: int = 10, courts: Seque
     ``Client.search_by_document`` returns the same judgments); ``size`` judgments are shown."""
     started = time.perf_counter()
     request = brief_request(text, courts=courts, date_from=date_from, date_to=date_to, size=size)
-    filters = serve.constraints(request)
+    filters = constraints(request)
     ranked = document_ranked(searcher, text, filters=filters, exclude=exclude, explain=size)
     note = None
     if ranked is None:
@@ -256,19 +240,18 @@ def search_brief(searcher: Searcher, text: str, *, size: int = 10, courts: Seque
         scores = {j.judgment_id: j.score for j in ranked.judgments[:size]}
         profile, vector = ranked.profile, ranked.vector
         contexts = ranked.sources.contexts if ranked.sources is not None else ()
-    stored, passages = _page_records(searcher, request, page_ids, vector, profile)
+    records = fetch_page(searcher.client, searcher.aliases, request, page_ids, vector, profile)
     sentences = _brief_sentences(text)
     cited_by = searcher.cited_by_counts() if page_ids else {}
     hits = []
     for doc in page_ids:
-        judgment = stored.get(doc) or StoredJudgment(doc)
-        shown = tuple(Passage.from_chunk(ChunkHit(cid, score, src), marked)
-                      for cid, score, src, _, marked in passages.get(doc, ()))
+        judgment = records.judgment(doc)
+        shown = records.passages(doc)
         judged = judged_by_id.get(doc)
         evidence: tuple[str, ...] = ()
         if judged is not None and profile is not None:
             evidence = ranker_evidence(judged.contributions, judged.features, judged.meta, profile).phrases
-        by_words = any(row[3] for row in passages.get(doc, ()))
+        by_words = records.by_words(doc)
         hits.append(BriefHit(judgment_id=doc, score=scores[doc], title=judgment.title, court=judgment.court,
                              decision_date=judgment.decision_date, judges=judgment.judges, passages=shown,
                              match=MatchKind.WORDS if by_words or not shown else MatchKind.MEANING,

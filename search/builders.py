@@ -16,6 +16,8 @@ Bodies (chunks index unless said otherwise):
   role restriction removed (``aggregations.removed_by_role.doc_count``, with a per-role breakdown).
 * :func:`facet_aggregations` -- court, year histogram, roles, cited provisions, judges; each bucket also
   counts distinct judgments, since chunk counts overstate them.
+* :func:`constraints` -- the clauses every hit must satisfy, on the judgments index (:data:`FULLTEXT_FIELDS`):
+  the filters, and the query's hard parts (:func:`hard_text`: quoted phrases, required and excluded words).
 * :func:`judgment_summary_body` -- BM25 over the judgments index's summary fields (same text query and
   filters), for a judgment-level list or to feed a roll-up.
 
@@ -36,9 +38,9 @@ from search.request import RoleMode, SearchRequest
 from search.syntax import AnyOf, Clauses, Filters, Node, Phrase, Term
 
 __all__ = [
-    "CHUNK_FIELDS", "HIGHLIGHT", "SUMMARY_FIELDS", "TextFields", "bm25_body", "bm25_query", "facet_aggregations",
-    "filter_clauses", "highlight_body", "hybrid_body", "judgment_summary_body", "knn_body", "knn_query",
-    "role_filter_count_body", "text_query",
+    "CHUNK_FIELDS", "FULLTEXT_FIELDS", "HIGHLIGHT", "SUMMARY_FIELDS", "TextFields", "bm25_body", "bm25_query",
+    "constraints", "facet_aggregations", "filter_clauses", "hard_text", "highlight_body", "hybrid_body",
+    "judgment_summary_body", "knn_body", "knn_query", "role_filter_count_body", "text_query",
 ]
 
 Body = dict[str, Any]
@@ -53,6 +55,8 @@ class TextFields:
 
 
 CHUNK_FIELDS = TextFields(words=("text",), phrases=("text.exact",))
+# A judgment's whole text on the judgments index: what the constraints, the counts and whole-text BM25 match.
+FULLTEXT_FIELDS = TextFields(words=("text",), phrases=("text.exact",))
 SUMMARY_FIELDS = TextFields(
     words=("title", "summary.facts", "summary.legal_issues", "summary.reasoning", "summary.legal_principles",
            "summary.cited_principles"),
@@ -171,6 +175,30 @@ def filter_clauses(filters: Filters) -> list[Body]:
         clauses.append({"range": {"decision_date": span}})
     clauses += [{"term": {"cited_judgments": cite}} for cite in filters.cites]
     clauses += [{"term": {"cited_provisions": statute}} for statute in filters.statutes]
+    return clauses
+
+
+def hard_text(node: Node) -> Node | None:
+    """The parts of a parsed query every hit must satisfy: required items, excluded items and quoted phrases
+    (a phrase is asked for exactly wherever it stands). Bare words and OR-groups only rank. None: nothing hard."""
+    if isinstance(node, Phrase):
+        return node
+    if not isinstance(node, Clauses):
+        return None
+    phrases = tuple(item for item in node.should if isinstance(item, Phrase))
+    if not node.must and not node.must_not and not phrases:
+        return None
+    return Clauses(must=(*node.must, *phrases), must_not=node.must_not)
+
+
+def constraints(request: SearchRequest) -> list[Body]:
+    """Filter clauses (valid on the judgments index, whose metadata fields carry the chunks' names) that keep
+    only judgments satisfying the request's filters and its hard text parts: what every hit must satisfy on every
+    path (the ranker's candidate sources, the counts and matching of :mod:`search.matching`, the sorted set)."""
+    clauses = filter_clauses(request.filters)
+    hard = hard_text(request.query) if request.query is not None else None
+    if hard is not None:
+        clauses.append(text_query(hard, FULLTEXT_FIELDS))
     return clauses
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from opensearchpy import OpenSearch
 
-from search.builders import TextFields, text_query
+from search.builders import FULLTEXT_FIELDS, text_query
 from search.errors import EmptyQueryError
 from search.request import SearchRequest
 from search.syntax import MAX_CHARS, as_plain_text
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 __all__ = ["SEGMENT_WORDS", "document_ranked", "document_ranking", "rank_by_document", "search_box_text"]
 
 SEGMENT_WORDS = 900  # under the parser's 1,000 terms, with room for the words it splits further
-FULLTEXT_FIELDS = TextFields(words=("text",), phrases=("text.exact",))
 
 
 def rank_by_document(client: OpenSearch, judgments_alias: str, text: str, *, depth: int = 1000,

@@ -21,8 +21,9 @@ from backends.llm import LLM, LLMError, Prompt, borrowed_from_address, generate_
 from legal.citations import extract_citations
 from legal.roles import role_label
 from legal.sentences import split
-from search.explain import QUOTED, Explanation, content_words, folded
+from search.explain import QUOTED, Explanation, content_words, explain, explain_filters, folded
 from search.records import StoredJudgment
+from search.request import SearchRequest
 
 FIELD_WORDS = 120
 EXPLAIN_SCHEMA = {
@@ -124,3 +125,22 @@ def hit_record(judgment: StoredJudgment, role: str, passage: str) -> HitRecord:
     the hit's best passage."""
     return HitRecord(judgment.title or "", judgment.facts, judgment.legal_issues, judgment.reasoning,
                      judgment.cited_provisions, judgment.cited_judgments, role, passage)
+
+
+def explain_hit(llm: LLM | None, request: SearchRequest, rank: int, judgment: StoredJudgment, role: str,
+                passage: str) -> Explanation:
+    """Why a search hit (``rank`` from 0, shown with its best ``passage`` of ``role``) matches ``request``: the
+    extractive explanation, rewritten by ``llm`` for the first ``request.explain_top`` hits; a search of filters
+    alone, having no words to quote, by what the judgment has that the filters ask for. Every final stage of
+    :class:`search.execute.Searcher` explains its hits here."""
+    if request.query is None:
+        return explain_filters(request.filters, court=judgment.court, decision_date=judgment.decision_date,
+                               judges=judgment.judges, cited_provisions=judgment.cited_provisions,
+                               cited_judgments=judgment.cited_judgments)
+    query = request.semantic_text or request.text
+    fallback = explain(query, role, passage, statutes=request.filters.statutes, cites=request.filters.cites,
+                       cited_provisions=judgment.cited_provisions, cited_judgments=judgment.cited_judgments,
+                       legal_issues=judgment.legal_issues)
+    if llm is None or rank >= request.explain_top:
+        return fallback
+    return llm_explain(llm, query, hit_record(judgment, role, passage), fallback)

@@ -3,7 +3,7 @@
 Three rules hold for every hit, whatever ranked it (the learned ranker or the chunk fusion):
 
 * **Constraints hold.** Filters (court, judge, dates, ``cites:``, ``statute:``) and the hard parts of the query
-  (quoted phrases, ``+``/``AND`` terms, ``-``/``NOT`` terms: :func:`search.ranking.serve.constraints`) hold over
+  (quoted phrases, ``+``/``AND`` terms, ``-``/``NOT`` terms: :func:`search.builders.constraints`) hold over
   the judgment's whole text. A judgment the vector side found that breaks one is dropped, not flagged.
 * **Words or meaning.** A judgment whose text matches the query's words (the lexical query over the whole
   text, with the constraints) is a ``words`` match. One that satisfies the constraints but matches none of the
@@ -43,10 +43,8 @@ from typing import Any
 
 from backends.encoders import DEFAULT_ENCODER, STATIC_ENCODER
 from legal.citations import extract_citations
-from search.builders import text_query
-from search.document_query import FULLTEXT_FIELDS
+from search.builders import FULLTEXT_FIELDS, constraints, text_query
 from search.ranking.bodies import IDS_ONLY, cites_query
-from search.ranking.serve import constraints
 from search.records import MatchKind
 from search.request import SearchRequest
 from search.syntax import AnyOf, Clauses, Node, Phrase, Term, positive_text

@@ -44,12 +44,11 @@ from typing import Any
 
 from opensearchpy import NotFoundError, OpenSearch, RequestError, TransportError
 
-from search.builders import bm25_query
+from search.builders import bm25_query, constraints
 from search.citation_graph import CitationGraph
 from search.errors import ExpiredPositionError
 from search.matching import cosine, lexical_query
 from search.options import MAX_CANDIDATES, RoleMode, SortOrder
-from search.ranking.serve import constraints
 from search.request import SearchRequest
 
 __all__ = [

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from backends.llm import LLMError
-from search.builders import bm25_body, judgment_summary_body, knn_body, text_query
-from search.document_query import FULLTEXT_FIELDS, document_ranking, rank_by_document, search_box_text
+from search.builders import FULLTEXT_FIELDS, bm25_body, judgment_summary_body, knn_body, text_query
+from search.document_query import document_ranking, rank_by_document, search_box_text
 from search.execute import Searcher
 from search.expand import legal_issues, parametric_provisions
 from search.fusion import FusionMethod, fuse

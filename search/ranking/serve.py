@@ -4,8 +4,9 @@
 has no text to rank on, a role filter, an explicit cross-encoder rerank or an LLM issue expansion asks for the
 fusion path's own machinery, and ``search_after`` pages a sorted chunk list. Everything else (plain words,
 pasted fact patterns, phrases, AND/NOT, court/year/statute/citation filters) goes through the ranker, with
-:func:`constraints` applied to every candidate source so what the user asked for exactly holds for every hit:
-the filters, every quoted phrase and required word, and every excluded word, over the judgment's whole text.
+:func:`search.builders.constraints` applied to every candidate source so what the user asked for exactly holds for
+every hit: the filters, every quoted phrase and required word, and every excluded word, over the judgment's whole
+text.
 
 A ranked judgment is shown with its best passages: the chunks that match the query's words, highlighted, else
 (a judgment found by meaning or by its citations only) the chunk closest to the query vector. One ``_msearch``
@@ -22,16 +23,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from legal.roles import load_role_set
-from search.builders import HIGHLIGHT, filter_clauses, text_query
-from search.document_query import FULLTEXT_FIELDS
+from search.builders import HIGHLIGHT, hard_text, text_query
 from search.ranking.bodies import chunk_similarity_body, terms_query
 from search.ranking.query import QueryProfile
 from search.records import HIT_FIELDS, ChunkHit
 from search.request import RankingMode, RoleMode, SearchRequest
-from search.syntax import Clauses, Node, Phrase
 
-__all__ = ["PREFERRED_GROUPS", "PREFERRED_WEIGHT", "best_passages", "constraints", "fallback_reason",
-           "first_passages_body", "hard_text", "judgments_body", "passage_requests", "passage_weight",
+__all__ = ["PREFERRED_GROUPS", "PREFERRED_WEIGHT", "best_passages", "fallback_reason",
+           "first_passages_body", "judgments_body", "passage_requests", "passage_weight",
            "preferred_roles"]
 
 Body = dict[str, Any]
@@ -85,29 +84,6 @@ def fallback_reason(request: SearchRequest, issues: bool | None = None) -> str |
     if request.search_after is not None:
         return "search_after pages the chunk path's sorted list"
     return None
-
-
-def hard_text(node: Node) -> Node | None:
-    """The parts of a parsed query every hit must satisfy: required items, excluded items and quoted phrases
-    (a phrase is asked for exactly wherever it stands). Bare words and OR-groups only rank. None: nothing hard."""
-    if isinstance(node, Phrase):
-        return node
-    if not isinstance(node, Clauses):
-        return None
-    phrases = tuple(item for item in node.should if isinstance(item, Phrase))
-    if not node.must and not node.must_not and not phrases:
-        return None
-    return Clauses(must=(*node.must, *phrases), must_not=node.must_not)
-
-
-def constraints(request: SearchRequest) -> list[Body]:
-    """Filter clauses (valid on the judgments index, whose metadata fields carry the chunks' names) that keep
-    only judgments satisfying the request's filters and its hard text parts."""
-    clauses = filter_clauses(request.filters)
-    hard = hard_text(request.query) if request.query is not None else None
-    if hard is not None:
-        clauses.append(text_query(hard, FULLTEXT_FIELDS))
-    return clauses
 
 
 def passage_query(request: SearchRequest, profile: QueryProfile | None) -> Body:

@@ -20,7 +20,8 @@ import pytest
 from opensearchpy import OpenSearch
 
 from search.browse import explore
-from search.execute import Searcher, SearchResult
+from search.execute import Searcher
+from search.hits import SearchResult
 from search.matching import MEANING_FLOORS
 from search.records import MatchKind
 from search.request import SearchRequest
