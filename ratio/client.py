@@ -4,7 +4,7 @@ The client wires the layers below with explicit settings; models load on first u
 :meth:`Client.load_models`, which ``ratio serve`` calls before it takes requests), so creating a client is cheap
 and makes no request.
 
-It returns the REST API's shapes (:mod:`ratio.results`): a search is a :class:`~ratio.web.schemas.SearchPage`, a
+It returns the REST API's shapes (:mod:`ratio.results`): a search is a :class:`~ratio.results.SearchPage`, a
 judgment a :class:`~search.browse.JudgmentView`, and so on, the same objects :class:`ratio.RemoteClient` rebuilds
 from the API's JSON. It raises Ratio's errors (:mod:`ratio.errors`), never opensearch-py's.
 """
@@ -20,6 +20,7 @@ from backends.encoders import Encoder
 from backends.llm import LLM
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
 from ratio import settings
+from ratio.answer_results import AnswerOut, answer_out
 from ratio.encoders import query_encoder_name, search_encoders
 from ratio.errors import (
     IndexNotFoundError,
@@ -29,9 +30,7 @@ from ratio.errors import (
     opensearch_errors,
 )
 from ratio.llm import open_llm
-from ratio.web.answer_schemas import AnswerOut, answer_out
-from ratio.web.schemas import Health, SearchPage
-from ratio.web.schemas_brief import BriefPage
+from ratio.results import BriefPage, Health, SearchPage, to_page
 from search.answer import Answerer, AskOptions, ask
 from search.brief import search_brief
 from search.browse import ExploreView, JudgmentView, explore, judgment_view
@@ -39,9 +38,10 @@ from search.citation_graph import GraphCache
 from search.citecheck import CitationReport, check_citations
 from search.document_query import document_ranking
 from search.errors import BadValueError
-from search.execute import Searcher, SearchResult
+from search.execute import Searcher
 from search.explain import Explanation, explain, explain_filters
 from search.explain_llm import hit_record, llm_explain
+from search.hits import SearchResult
 from search.intent import classify_intent
 from search.options import FilterOptions, SearchOptions, SortOrder, merge_options
 from search.provisions import ProvisionHit
@@ -173,13 +173,11 @@ class Client:
         ``sort="newest"`` (``oldest``, ``cited_by``) pages every matching judgment in that order (``page`` counts in
         it, up to the first 10,000; the API's cursors page further).
 
-        The page is the API's :class:`~ratio.web.schemas.SearchPage`; it pages by ``page=``, so its
+        The page is the API's :class:`~ratio.results.SearchPage`; it pages by ``page=``, so its
         ``next_cursor`` (an API cursor) is None. :meth:`run` gives the engine's fuller ``SearchResult``."""
         options, extras = merge_options(options, overrides, REQUEST_EXTRAS)
         result = self.run(SearchRequest.from_options(query, options, **extras))
         _, notes = window_notes(result, options.page, options.size, options.candidates)
-        from ratio.web.service import to_page  # the API's own conversion (the service imports this module)
-
         return to_page(query, result, options.page, None, notes, size=options.size)
 
     def run(self, request: SearchRequest) -> SearchResult:

@@ -26,7 +26,7 @@ def _have(count: int, what: str) -> str:
 
 
 def counted(result: Any, first: int = 1, *, dash: str = "–", ranged: bool = True) -> str:
-    """What ``result`` (a :class:`search.execute.SearchResult` or the API's :class:`ratio.web.schemas.SearchPage`)
+    """What ``result`` (a :class:`search.hits.SearchResult` or the API's :class:`ratio.results.SearchPage`)
     counted and which of it this page shows; ``first`` is the page's first rank. ``ranged``: a ranked page names
     its ranks ("showing 1–10 of the best 100"; else "showing the best 100")."""
     rule, found, hits = str(result.count_rule), result.judgments_found, len(result.hits)

@@ -22,11 +22,10 @@ from typing import Any
 import requests
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
+from ratio.answer_results import AnswerOut
 from ratio.errors import RatioError, RemoteError, UnavailableError, from_response
-from ratio.web.answer_schemas import AnswerOut
-from ratio.web.schemas import ExplainResponse, Health, JudgmentView, ProvisionsResponse, SearchPage
-from ratio.web.schemas_brief import BriefPage
-from search.browse import ExploreView
+from ratio.results import BriefPage, ExplainResponse, Health, ProvisionsResponse, SearchPage
+from search.browse import ExploreView, JudgmentView
 from search.errors import BadValueError
 from search.explain import Explanation
 from search.options import FilterOptions, SearchOptions, merge_options, texts

@@ -39,7 +39,7 @@ from search.citation_graph import CitationGraph, GraphCache
 from search.expand import Expansion, expand
 from search.explain_llm import explain_hit
 from search.facets import facets
-from search.hits import JudgmentHit, Passage, SearchResult
+from search.hits import SearchResult
 from search.matcher import Matcher
 from search.matching import CountRule, Matching, cosine, meaning_floor
 from search.options import ExpansionKind, SortOrder
@@ -55,7 +55,7 @@ from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
 from search.sorting import SortPosition, cited_by_counts, fetch
 from search.understand import QueryKind
 
-__all__ = ["JudgmentHit", "Passage", "SearchResult", "Searcher"]  # the result shapes until ratio/ reads search.hits
+__all__ = ["Searcher"]
 
 
 class Searcher:

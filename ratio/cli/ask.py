@@ -110,7 +110,7 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
     except (QueryError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
-        from ratio.web.answer_schemas import answer_out
+        from ratio.answer_results import answer_out
 
         click.echo(answer_out(answer).model_dump_json(indent=2))  # the API's shape (POST /api/v1/ask)
     else:

@@ -2,7 +2,7 @@
 
 The file is read with the loaders' checks (:mod:`ratio.briefs`), ranked by the document path
 (``Client.search_by_document``, what ``POST /api/v1/search/document`` runs), and shown as a table of judgments with the
-parts of the brief each matched. ``--json`` prints the API's shape (:class:`ratio.web.schemas_brief.BriefPage`).
+parts of the brief each matched. ``--json`` prints the API's shape (:class:`ratio.results.BriefPage`).
 A file that cannot be read is a ``QueryError``, which the CLI says in one line (:mod:`ratio.cli.errors`).
 """
 
@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ratio.briefs import read_brief_file
-from ratio.web.schemas_brief import BriefPage
+from ratio.results import BriefPage
 
 if TYPE_CHECKING:
     from ratio.client import Client

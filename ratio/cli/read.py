@@ -67,7 +67,7 @@ def judgment_command(ctx: Context, judgment_id: str, as_json: bool) -> None:
 def explain_command(ctx: Context, query: str, judgment_id: str, llm_kind: str | None, llm_model: str | None,
                     llm_url: str | None, encoder: str | None, as_json: bool) -> None:
     """Why JUDGMENT_ID matches QUERY, in one line (the LLM's when one is set, checked against the judgment)."""
-    from ratio.web.schemas import ExplainResponse
+    from ratio.results import ExplainResponse
 
     llm = configured_llm(llm_kind, llm_model, llm_url)
     explanation = _client(ctx, encoder, llm).explain(query, judgment_id)
@@ -87,7 +87,7 @@ def explain_command(ctx: Context, query: str, judgment_id: str, llm_kind: str | 
 @click.pass_obj
 def provisions_command(ctx: Context, query: str, size: int, encoder: str | None, as_json: bool) -> None:
     """Statute provisions for a question or a description of facts (BM25 and vectors, fused)."""
-    from ratio.web.schemas import ProvisionsResponse
+    from ratio.results import ProvisionsResponse
 
     found = _client(ctx, encoder).provisions(query, size)
     if as_json:

@@ -27,7 +27,7 @@ from ratio.cli.options import (
 from search.options import DEFAULTS, MAX_PROVISIONS, MAX_RERANK, MAX_SIZE, SearchOptions, SortOrder
 
 if TYPE_CHECKING:  # the client and the read path behind it are imported by a search, not by ``--help``
-    from search.execute import SearchResult
+    from search.hits import SearchResult
 
 SYNTAX_HELP = """Query syntax: words (ranked), "quoted phrases" (exact, no stemming), AND / OR / NOT, -word,
 parentheses, and filters court:"Supreme Court of India" judge:Sikri year:2001..2010 role:ratio
@@ -165,7 +165,7 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
                     llm=llm, ranker=None if ranker_model == "off" else ranker_model)
     result = client.run(request)
     if as_json:  # the API's shape: what GET /api/v1/search answers for the same search
-        from ratio.web.service import to_page
+        from ratio.results import to_page
 
         _, notes = window_notes(result, page, size, options.candidates)
         click.echo(to_page(typed, result, page, None, notes, size=size).model_dump_json(indent=2))

@@ -17,20 +17,11 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
 from ratio.errors import NotFoundError  # an id the corpus does not hold: the app answers 404
+from ratio.results import ExplainResponse, Health, ProvisionsResponse, SearchPage
 from ratio.web.offload import with_deadline
-from ratio.web.schemas import (
-    ErrorResponse,
-    ExplainParams,
-    ExplainResponse,
-    ExploreView,
-    ExportParams,
-    Health,
-    JudgmentView,
-    ProvisionsResponse,
-    SearchPage,
-    SearchParams,
-)
+from ratio.web.schemas import ErrorResponse, ExplainParams, ExportParams, SearchParams
 from ratio.web.service import Service
+from search.browse import ExploreView, JudgmentView
 from search.syntax import MAX_CHARS
 
 T = TypeVar("T")

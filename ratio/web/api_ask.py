@@ -30,9 +30,10 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from opensearchpy.exceptions import OpenSearchException
 from starlette.concurrency import run_in_threadpool
 
+from ratio.answer_results import AnswerOut, answer_out
 from ratio.errors import RatioError, from_opensearch
 from ratio.settings import DEFAULT_ANSWER_TIMEOUT
-from ratio.web.answer_schemas import AnswerOut, AskBody, answer_out
+from ratio.web.answer_schemas import AskBody
 from ratio.web.answers import NO_LLM, AnswerRun, NoLLMError
 from ratio.web.api import ERRORS, ServiceDep
 from ratio.web.offload import DeadlineExceededError, with_deadline

@@ -35,9 +35,10 @@ from ratio.briefs import (
     validate_brief,
 )
 from ratio.errors import NotFoundError
+from ratio.results import BriefPage
 from ratio.web.api import ERRORS, NOT_FOUND, ServiceDep, heavy
 from ratio.web.schemas import ErrorResponse
-from ratio.web.schemas_brief import BriefPage, DocumentOptions, DocumentSearchBody, json_schema, multipart_schema
+from ratio.web.schemas_brief import DocumentOptions, DocumentSearchBody, json_schema, multipart_schema
 from search.errors import BadValueError
 from search.options import SortOrder
 from search.provisions import CITING_PAGE_SIZE, MAX_CITING_PAGE_SIZE, CitingJudgment

@@ -18,8 +18,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from pydantic import ValidationError
 
+from ratio.answer_results import AnswerOut, answer_out
 from ratio.errors import RatioError
-from ratio.web.answer_schemas import MAX_QUESTION, MAX_ROUNDS, AnswerOut, AskBody, answer_out, text_segments
+from ratio.web.answer_schemas import MAX_QUESTION, MAX_ROUNDS, AskBody, text_segments
 from ratio.web.answers import NO_LLM
 from ratio.web.api_ask import SSE_HEADERS, answer_timeout, error_body, event_stream, start
 from ratio.web.offload import DeadlineExceededError

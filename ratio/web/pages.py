@@ -25,11 +25,12 @@ from legal.roles import load_role_set
 from legal.statutes import display_label
 from ratio.counts import counted
 from ratio.errors import RatioError
+from ratio.results import SearchPage, passage_link
 from ratio.web.chips import FacetLink, chips, clear_all, facet_links, hidden_fields, query_roles, search_query
 from ratio.web.offload import DeadlineExceededError, with_deadline
 from ratio.web.pages_brief import more_like_url
-from ratio.web.passages import highlight_words, hl_pattern, passage_link, sentences_html
-from ratio.web.schemas import ExplainParams, SearchPage, SearchParams
+from ratio.web.passages import highlight_words, hl_pattern, sentences_html
+from ratio.web.schemas import ExplainParams, SearchParams
 from ratio.web.service import Service
 from search.errors import ExpiredPositionError, QueryError
 from search.options import RoleMode, SortOrder

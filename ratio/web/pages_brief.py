@@ -26,9 +26,10 @@ from starlette.formparsers import MultiPartException
 
 from ratio.briefs import MAX_BRIEF_BYTES, MAX_UPLOAD_BYTES, BriefError, read_brief, validate_brief
 from ratio.errors import NotFoundError, RatioError
+from ratio.results import BriefPage, passage_link
 from ratio.web.offload import DeadlineExceededError, with_deadline
-from ratio.web.passages import highlight_words, passage_link
-from ratio.web.schemas_brief import MAX_DOCUMENT_SIZE, BriefPage, DocumentOptions
+from ratio.web.passages import highlight_words
+from ratio.web.schemas_brief import MAX_DOCUMENT_SIZE, DocumentOptions
 from search.errors import QueryError
 
 __all__ = ["more_like_url", "router"]

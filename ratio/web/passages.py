@@ -4,6 +4,7 @@ A hit's passage links to ``/judgments/{id}?hl=<words>#s{n}``: ``s{n}`` is the pa
 browser scrolls to it and the page's CSS highlights it with ``:target``, no script needed: the pages' CSP
 forbids inline scripts), ``hl`` the words to mark in the text, taken from the highlighter's ``<mark>`` in the
 hit's passage (the words as the judgment writes them, stemmed forms included), else the query's plain words.
+The link itself is :func:`ratio.results.passage_link` (beside the result shapes, which answers build it into).
 
 :func:`sentence_html` renders one sentence of the judgment page with those words in ``<mark>`` and the
 citations that name a corpus judgment or provision as links (:class:`search.judgment_text.TextLink`). The
@@ -15,13 +16,13 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Sequence
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
 from search.judgment_text import TextLink
 
-__all__ = ["MAX_WORDS", "highlight_words", "hl_pattern", "passage_link", "sentence_html", "sentences_html"]
+__all__ = ["MAX_WORDS", "highlight_words", "hl_pattern", "sentence_html", "sentences_html"]
 
 MAX_WORDS = 12  # words marked on the judgment page; more is a query, not a highlight
 MAX_WORD_CHARS = 40
@@ -36,14 +37,6 @@ def highlight_words(highlights: Iterable[str], query: str = "") -> list[str]:
     source = marked or [query]
     words = [w.lower() for text in source for w in _WORD.findall(text) if len(w) > _SHORT and ":" not in w]
     return list(dict.fromkeys(words))[:MAX_WORDS]
-
-
-def passage_link(judgment_id: str, sentence: int | None, words: Sequence[str]) -> str:
-    """``/judgments/{id}?hl=...#s{n}``; without a sentence number (an old chunk), the judgment with its marks."""
-    link = f"/judgments/{quote(judgment_id, safe='')}"
-    if words:
-        link += "?" + urlencode({"hl": " ".join(words)})
-    return link + (f"#s{sentence}" if sentence is not None else "")
 
 
 def hl_pattern(hl: str) -> re.Pattern[str] | None:

@@ -5,22 +5,17 @@ with the same enums for the choices (:meth:`SearchParams.options` converts) and 
 :data:`search.options.DEFAULTS`, not written again), and the API's own limits on top: ``candidates`` (the depth
 of the ranked window) is capped lower than the engine allows, so one anonymous request cannot ask for ten
 thousand chunks, and paging goes by an opaque cursor.
-Responses reuse the search layer's frozen dataclasses, so the API, the Python client and the CLI's
-``--json`` print the same fields.
+The responses are :mod:`ratio.results`' (beside the clients, which return them too), so the API, the Python
+client and the CLI's ``--json`` print the same fields.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from search.browse import ExploreView, JudgmentView
-from search.execute import JudgmentHit
-from search.expand import Expansion
-from search.explain import Explanation
 from search.fusion import FusionMethod
-from search.matching import CountRule
 from search.options import (
     DEFAULTS,
     MAX_PROVISIONS,
@@ -32,7 +27,6 @@ from search.options import (
     SearchOptions,
     SortOrder,
 )
-from search.provisions import ProvisionHit
 from search.syntax import MAX_CHARS
 
 MAX_DEPTH = 1_000  # candidates (chunks) one API search may rank; pages beyond need a narrower query
@@ -102,48 +96,6 @@ class ExportParams(SearchParams):
     limit: int = Field(200, ge=1, le=1_000, description="Rows (judgments) to write.")
 
 
-class SearchPage(BaseModel):
-    """One page of judgments for a search."""
-
-    query: str
-    sort: SortOrder = Field(SortOrder.RELEVANCE, description="The order of the hits (newest for a filter-only search "
-                            "asked in relevance order: ranking_note says why).")
-    judgments_found: int = Field(description="Judgments in the ranked window (not the whole corpus); for a sorted "
-                                 "search, every judgment in the sorted set (those matching the words and every "
-                                 "constraint, plus those matching by meaning only).")
-    total: int | None = Field(None, description="Judgments matching the query's words by count_rule and every "
-                              "filter, phrase and excluded word: an exact count. A typed query's count requires every "
-                              "word; the ranked window may also hold judgments with only some (each hit's missing "
-                              "says which words it lacks) and judgments found by meaning only.")
-    total_any: int | None = Field(None, description="Judgments with any of the query's words (and every filter, "
-                                  "phrase and excluded word), beside total when total requires every word; null "
-                                  "when total already counts any word (a pasted text) or there are no words.")
-    count_rule: CountRule = Field(CountRule.EVERY_WORD, description="What total counts: every_word (a typed query: "
-                                  "judgments whose text has every word), any_word (a pasted text of more than 30 "
-                                  "words: its words are evidence, not conditions) or filters (no words).")
-    meaning_floor: float | None = Field(None, description="The least similarity (cosine) of a hit found by "
-                                        "meaning only (match 'meaning').")
-    below_floor: int = Field(0, description="Judgments of the window found by meaning only and dropped for being "
-                             "under the floor.")
-    fusion: str
-    ranking: str = Field("fusion", description="ranker:MODEL when the learned ranker ordered the hits.")
-    ranking_note: str | None = Field(None, description="Why the fusion path ran instead of the learned ranker, or "
-                                     "why the hits are sorted though relevance was asked (a filter-only search has "
-                                     "no words to rank by: newest first).")
-    took_ms: float
-    hits: list[JudgmentHit]
-    facets: dict[str, list[dict[str, Any]]]
-    provisions: list[ProvisionHit] = Field(default_factory=list)
-    expansion: Expansion | None = None
-    removed_by_role: int | None = None
-    removed_roles: dict[str, int] = Field(default_factory=dict)
-    page: int
-    size: int = Field(10, description="Judgments per page (the hits are judgments (page - 1) * size + 1 on).")
-    next_cursor: str | None = Field(None, description="Pass as cursor for the next page; null on the last.")
-    prev_cursor: str | None = Field(None, description="Pass as cursor for the previous page; null on the first.")
-    notes: list[str] = Field(default_factory=list)
-
-
 class ErrorBody(BaseModel):
     """Every error: a machine code and a sentence a person can act on."""
 
@@ -154,14 +106,6 @@ class ErrorBody(BaseModel):
 
 class ErrorResponse(BaseModel):
     error: ErrorBody
-
-
-class Health(BaseModel):
-    status: Literal["ok", "degraded", "unavailable"]
-    opensearch: str | None = None
-    cluster_status: str | None = None
-    indices: dict[str, int | None] = Field(default_factory=dict, description="Documents per index alias.")
-    message: str | None = None
 
 
 class ExplainParams(BaseModel):
@@ -184,17 +128,6 @@ class ExplainParams(BaseModel):
         given = {"courts": self.court, "judges": self.judge, "statutes": self.statute, "date_from": self.date_from,
                  "date_to": self.date_to}
         return {k: v for k, v in given.items() if v}
-
-
-class ExplainResponse(BaseModel):
-    judgment_id: str
-    query: str
-    explanation: Explanation
-
-
-class ProvisionsResponse(BaseModel):
-    query: str
-    provisions: list[ProvisionHit]
 
 
 class CitationCheckBody(BaseModel):
@@ -236,13 +169,7 @@ __all__ = [
     "CitationCheckBody",
     "ErrorResponse",
     "ExplainParams",
-    "ExplainResponse",
-    "ExploreView",
     "ExportParams",
-    "Health",
-    "JudgmentView",
-    "ProvisionsResponse",
     "SavedSearchBody",
-    "SearchPage",
     "SearchParams",
 ]

@@ -1,8 +1,8 @@
-"""The shapes of ``POST /api/v1/search/document``: a brief as the query (JSON text or an uploaded file).
+"""The request shapes of ``POST /api/v1/search/document``: a brief as the query (JSON text or an uploaded file).
 
-Kept apart from :mod:`ratio.web.schemas` so :class:`ratio.RemoteClient` reads the answer with the same models
-the route publishes. A hit is a search hit (:class:`search.execute.JudgmentHit`'s fields) plus ``matched``: the
-parts of the brief it matched (:class:`search.brief.MatchedPart`) and ``evidence``, the ranker's strongest.
+The answer is :class:`ratio.results.BriefPage` (beside the clients, which return it too): a hit is a search hit
+(:class:`search.hits.JudgmentHit`'s fields) plus ``matched``: the parts of the brief it matched
+(:class:`search.brief.MatchedPart`) and ``evidence``, the ranker's strongest.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ratio.briefs import MAX_BRIEF_BYTES, MAX_UPLOAD_BYTES
-from search.brief import BriefHit, BriefProfile, BriefResult
 from search.options import MAX_SIZE
 from search.syntax import MAX_CHARS
 
-__all__ = ["MAX_DOCUMENT_SIZE", "BriefPage", "DocumentOptions", "DocumentSearchBody", "multipart_schema"]
+__all__ = ["MAX_DOCUMENT_SIZE", "DocumentOptions", "DocumentSearchBody", "multipart_schema"]
 
 MAX_DOCUMENT_SIZE = min(MAX_SIZE, 50)  # judgments per brief search: each is explained part by part
 MAX_LIST = 20
@@ -42,27 +41,6 @@ class DocumentSearchBody(DocumentOptions):
     text: str = Field(min_length=1, max_length=MAX_BRIEF_BYTES,
                       description=f"The brief, a draft or a judgment, whole (up to {MAX_BRIEF_BYTES:,} bytes of "
                                   "UTF-8); read whole, not cut to the query limit.")
-
-
-class BriefPage(BaseModel):
-    """Judgments for a brief, best first, each with the parts of the brief it matched."""
-
-    judgments_found: int = Field(description="Judgments the ranker placed (the page shows the first ``size``).")
-    ranking: str = Field(description="ranker:MODEL, or bm25:whole-text where no ranker model is loaded.")
-    ranking_note: str | None = None
-    took_ms: float
-    brief: BriefProfile = Field(description="What was read from the brief: length, cited provisions and "
-                                            "judgments, citation contexts, most distinctive terms.")
-    excluded: str | None = None
-    source: str = Field("text", description="How the brief came: text, or the uploaded file's kind (txt, pdf).")
-    characters: int = Field(0, description="Characters of brief text searched with.")
-    hits: list[BriefHit]
-
-    @classmethod
-    def of(cls, result: BriefResult, source: str, characters: int) -> BriefPage:
-        return cls(judgments_found=result.judgments_found, ranking=result.ranking, ranking_note=result.ranking_note,
-                   took_ms=result.took_ms, brief=result.brief, excluded=result.excluded, source=source,
-                   characters=characters, hits=list(result.hits))
 
 
 def _option_properties() -> dict[str, Any]:

@@ -24,10 +24,10 @@ from opensearchpy.exceptions import NotFoundError as MissingDocument
 from legal.statutes import display_label, label_provision
 from ratio.client import Client, window_notes
 from ratio.errors import IndexNotFoundError, NotFoundError
-from ratio.web.schemas import SearchPage, SearchParams
+from ratio.results import SearchPage, to_page
+from ratio.web.schemas import SearchParams
 from search.browse import ExploreView, JudgmentView
 from search.errors import BadValueError
-from search.execute import SearchResult
 from search.explain import Explanation
 from search.options import MAX_CANDIDATES, SortOrder
 from search.provisions import CITING_PAGE_SIZE, CitingJudgments, ProvisionHit, citing_judgments
@@ -251,15 +251,3 @@ class Service:
 
     def health(self) -> dict[str, Any]:
         return self.client.health().model_dump()
-
-
-def to_page(query: str, result: SearchResult, page: int, next_cursor: str | None, notes: list[str], *,
-            size: int = 10, prev_cursor: str | None = None) -> SearchPage:
-    return SearchPage(
-        query=query, sort=SortOrder(result.sort), size=size, prev_cursor=prev_cursor,
-        judgments_found=result.judgments_found, fusion=result.fusion, took_ms=result.took_ms,
-        hits=list(result.hits), facets=result.facets, provisions=list(result.provisions),
-        expansion=result.expansion, removed_by_role=result.removed_by_role, removed_roles=result.removed_roles,
-        page=page, next_cursor=next_cursor, notes=notes, ranking=result.ranking, ranking_note=result.ranking_note,
-        total=result.total, meaning_floor=result.meaning_floor, below_floor=result.below_floor,
-        total_any=result.total_any, count_rule=result.count_rule)

@@ -13,7 +13,7 @@ from ratio.remote import RemoteClient
 from ratio.web import create_app
 from search.browse import JudgmentView
 from search.errors import QueryError
-from search.execute import JudgmentHit
+from search.hits import JudgmentHit
 
 QUERY = "public servant dishonestly misappropriated property entrusted"
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from ratio.remote import RemoteClient, RemoteError
-from ratio.web.schemas_brief import BriefPage
+from ratio.results import BriefPage
 from search.brief import BriefHit
 from search.errors import QueryError
 from tests.indexer.conftest import make_pdf
