@@ -17,6 +17,12 @@ counts as much as one at the top of a module.
 A second rule draws the lab wing (docs/architecture.md): offline code that measures or trains (:data:`LAB`) lives
 inside ``search`` and ``indexer`` for now, and no product module imports it; only the lab itself and the CLI
 (``ratio/cli/``, where ``ratio eval``, ``ratio bench`` and ``ratio train`` live) may.
+
+A third rule keeps the house without circles: inside a package too, no module imports (even lazily, or for
+annotations) one that imports it back, directly or through others. A circle ties its modules into one unit that
+can only be read, tested and changed together, and its lazy imports hide an order that breaks when one moves to
+the top. The allow-list (:data:`ALLOWED_CIRCLES`) is empty and stays so: a circle is opened by moving what both
+sides need below them.
 """
 
 from __future__ import annotations
@@ -53,21 +59,28 @@ def _modules(package: str, root: Path) -> list[Path]:
     return sorted(path for path in (root / package).rglob("*.py") if "__pycache__" not in path.parts)
 
 
-def _imported(path: Path, root: Path) -> list[tuple[int, str]]:
-    """``(line, dotted module)`` for every import in ``path``; relative ones are resolved against its package."""
+def _imports(path: Path, root: Path) -> list[tuple[int, str, tuple[str, ...]]]:
+    """``(line, dotted module, names)`` for every import in ``path``: ``names`` are what a ``from module import
+    a, b`` brings in (empty for ``import module``); relative modules are resolved against the file's package."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     package = path.relative_to(root).with_suffix("").parts[:-1]
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, str, tuple[str, ...]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
+            found += [(node.lineno, alias.name, ()) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
+            names = tuple(alias.name for alias in node.names)
             if node.level:
                 base = package[: len(package) - node.level + 1]
-                found.append((node.lineno, ".".join([*base, *([node.module] if node.module else [])])))
+                found.append((node.lineno, ".".join([*base, *([node.module] if node.module else [])]), names))
             elif node.module:
-                found.append((node.lineno, node.module))
+                found.append((node.lineno, node.module, names))
     return found
+
+
+def _imported(path: Path, root: Path) -> list[tuple[int, str]]:
+    """``(line, dotted module)`` for every import in ``path``; relative ones are resolved against its package."""
+    return [(line, module) for line, module, _ in _imports(path, root)]
 
 
 def violations(package: str, root: Path = ROOT) -> list[str]:
@@ -121,19 +134,12 @@ def lab_violations(root: Path = ROOT) -> list[str]:
             importer = _dotted(path, root)
             if _within(importer, LAB | LAB_USERS):
                 continue
-            for line, module in _imported(path, root):
+            for line, module, names in _imports(path, root):
                 # ``from search import evaluate`` names the package, not the module: read both spellings
-                if _within(module, LAB) or any(_within(f"{module}.{name}", LAB) for name in _names_at(path, line)):
+                if _within(module, LAB) or any(_within(f"{module}.{name}", LAB) for name in names):
                     bad.append(f"{path.relative_to(root)}:{line} imports {module} (the lab wing; only the lab "
                                f"and {', '.join(sorted(LAB_USERS))} may)")
     return bad
-
-
-def _names_at(path: Path, line: int) -> list[str]:
-    """The names a ``from X import a, b`` on ``line`` brings in (empty for any other statement)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    return [alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.lineno == line
-            for alias in node.names]
 
 
 def test_lab_modules_exist() -> None:
@@ -164,3 +170,86 @@ def test_the_lab_boundary_sees_every_spelling(tmp_path: Path) -> None:
         "indexer/roles/labeller.py:1 imports indexer.roles.train",
         "search/execute.py:1 imports search.evaluate", "search/execute.py:2 imports search",
         "search/execute.py:3 imports search", "search/execute.py:5 imports indexer.roles.train"]
+
+
+# Circles between modules that are accepted (each a frozenset of dotted module names): none.
+ALLOWED_CIRCLES: frozenset[frozenset[str]] = frozenset()
+
+
+def import_graph(root: Path = ROOT) -> dict[str, dict[str, list[str]]]:
+    """Each module of ours -> the modules of ours it imports -> where (``file:line``), read by the layer test's walk.
+
+    ``from package import name`` is an import of the module ``package.name`` when there is one (as ``import
+    package.name`` is), else of the package itself: a name its ``__init__`` defines or re-exports."""
+    modules = {_dotted(path, root): path for package in sorted(ALLOWED) if (root / package).is_dir()
+               for path in _modules(package, root)}
+    graph: dict[str, dict[str, list[str]]] = {}
+    for importer, path in modules.items():
+        edges = graph.setdefault(importer, {})
+        for line, module, names in _imports(path, root):
+            targets = {f"{module}.{name}" if f"{module}.{name}" in modules else module for name in names} or {module}
+            for target in targets:
+                if target in modules and target != importer:
+                    edges.setdefault(target, []).append(f"{path.relative_to(root)}:{line}")
+    return graph
+
+
+def _reachable(graph: dict[str, dict[str, list[str]]], start: str) -> set[str]:
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        for target in graph.get(stack.pop(), {}):
+            if target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
+def circles(graph: dict[str, dict[str, list[str]]]) -> list[list[str]]:
+    """The circles of ``graph``: each set of two or more modules that all reach one another (a strongly connected
+    component), sorted. Quadratic in the modules, which is a second for the few hundred of ours."""
+    reach = {module: _reachable(graph, module) for module in graph}
+    found: list[list[str]] = []
+    placed: set[str] = set()
+    for module in sorted(graph):
+        if module in placed or module not in reach[module]:
+            continue
+        circle = sorted(other for other in reach[module] if module in reach[other])
+        placed.update(circle)
+        found.append(circle)
+    return found
+
+
+def _described(circle: list[str], graph: dict[str, dict[str, list[str]]]) -> str:
+    inside = set(circle)
+    edges = [f"    {a} -> {b} ({', '.join(graph[a][b])})" for a in circle for b in sorted(graph[a]) if b in inside]
+    return f"  {', '.join(circle)}:\n" + "\n".join(edges)
+
+
+def test_no_module_imports_itself_back() -> None:
+    """The import graph of every package of ours has no circle (the allow-list is empty)."""
+    assert not ALLOWED_CIRCLES, "a circle is opened, not allowed: move what both sides need below them"
+    graph = import_graph()
+    assert len(graph) > 100, "the walk found too few modules"
+    found = [c for c in circles(graph) if frozenset(c) not in ALLOWED_CIRCLES]
+    assert not found, "modules that import each other, directly or through others:\n" + "\n".join(
+        _described(circle, graph) for circle in found)
+
+
+def test_the_circle_check_sees_every_spelling(tmp_path: Path) -> None:
+    """The circle checker itself, on a package written for it: a circle closed by a function-level import, one under
+    TYPE_CHECKING and a relative one is found; ``from package import module`` leads to the module, not to the
+    package's ``__init__`` (whose lazy import of its submodule is then no circle), while ``from package import
+    name`` of a name the ``__init__`` defines leads to the ``__init__``."""
+    (tmp_path / "search").mkdir()
+    (tmp_path / "search" / "__init__.py").write_text("def helper():\n    from search import d\n    from . import e\n")
+    (tmp_path / "search" / "a.py").write_text("def f():\n    import search.b\n")
+    (tmp_path / "search" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from search.c import C\n")
+    (tmp_path / "search" / "c.py").write_text("from . import a\nimport json\n")
+    (tmp_path / "search" / "d.py").write_text("from search import a, b\n")
+    (tmp_path / "search" / "e.py").write_text("from search import helper\n")
+    graph = import_graph(tmp_path)
+    assert graph["search.d"] == {"search.a": ["search/d.py:1"], "search.b": ["search/d.py:1"]}
+    assert circles(graph) == [["search", "search.e"], ["search.a", "search.b", "search.c"]]
+    assert "search/c.py:1" in _described(["search.a", "search.b", "search.c"], graph)
