@@ -66,6 +66,7 @@ FIXTURE_TIERS: dict[str, str] = {
     "own_node": "cluster",  # tests/failover: a node of the test module's own, killed and started again
     "small_gguf": "llm",  # the small GGUF (every in-process or served LLM starts from it)
     "small_llm": "llm",
+    "uncached_llm": "llm",
     "llm_server": "llm",
     "browser": "browser",  # tests/ratio/web/test_web_browser.py: headless Chromium through Playwright
 }
@@ -161,11 +162,65 @@ def small_gguf(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def small_llm(small_gguf: Path):
-    """The small model run in-process by llama-cpp-python (deterministic: temperature 0, fixed seed)."""
+def uncached_llm(small_gguf: Path):
+    """The small model run in-process by llama-cpp-python (deterministic: temperature 0, fixed seed), every call
+    generated: for the tests of the product's own answer cache, deadlines, cancellation and timings."""
     from backends.llm import SMALL_LLM, LlamaCppLLM
 
     return LlamaCppLLM(small_gguf, name=SMALL_LLM, context=4096, threads=_llm_threads())
+
+
+class SessionAnswers:
+    """The real small model behind a cache that lives for the test session: a temperature-0 call is generated
+    once per session per prompt (the full messages, their nonces aside, the token limit and the schema: the
+    key of the product's ``CachedLLM``), and a repeat gets the model's own earlier answer. The first call of a
+    prompt always runs the model; a call at a higher temperature always does."""
+
+    def __init__(self, llm) -> None:
+        import threading
+
+        self.llm, self.name = llm, llm.name
+        self.generated = self.repeated = 0
+        self._answers: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"SessionAnswers({self.llm!r})"
+
+    def chat(self, messages, *, max_tokens: int = 256, temperature: float = 0.0, schema=None) -> str:
+        from backends.llm import CachedLLM
+
+        if temperature != 0.0:
+            return self.llm.chat(messages, max_tokens=max_tokens, temperature=temperature, schema=schema)
+        key = CachedLLM.key(self.name, messages, max_tokens, temperature, schema)
+        with self._lock:
+            if key in self._answers:
+                self.repeated += 1
+                return self._answers[key]
+        answer = self.llm.chat(messages, max_tokens=max_tokens, temperature=temperature, schema=schema)
+        with self._lock:
+            self.generated += 1
+            self._answers.setdefault(key, answer)
+            return self._answers[key]
+
+
+_SESSION_ANSWERS: list[SessionAnswers] = []
+
+
+@pytest.fixture(scope="session")
+def small_llm(uncached_llm) -> SessionAnswers:
+    """The small model, each prompt generated once per session (:class:`SessionAnswers`): what most LLM tests
+    ask. A test of a cache, a deadline or a timing asks for ``uncached_llm``."""
+    answers = SessionAnswers(uncached_llm)
+    _SESSION_ANSWERS.append(answers)
+    return answers
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """How many generations the session's answer cache saved (in every CI log, beside the durations)."""
+    for answers in _SESSION_ANSWERS:
+        terminalreporter.write_line(f"small LLM in-process: {answers.generated} prompts generated, "
+                                    f"{answers.repeated} repeats answered from the session's cache")
 
 
 def _llm_threads() -> int:

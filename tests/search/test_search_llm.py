@@ -106,13 +106,13 @@ def test_cli_search_with_llm_expansion_and_explanations(opensearch_settings, ali
     assert refused.exit_code != 0 and "an http LLM needs a URL" in refused.output
 
 
-def test_benchmark_measures_the_llm_steps(client: OpenSearch, aliases, encoder, small_llm) -> None:
+def test_benchmark_measures_the_llm_steps(client: OpenSearch, aliases, encoder, uncached_llm) -> None:
     import pytest
 
     from search.benchmark import LLM_MODES, measure
 
     request = SearchRequest.from_query(FACTS, facets=False)
-    rows = measure(Searcher(client, aliases, encoder, llm=small_llm), [request], LLM_MODES)
+    rows = measure(Searcher(client, aliases, encoder, llm=uncached_llm), [request], LLM_MODES)  # timed: no cache
     assert [row.mode for row in rows] == list(LLM_MODES)
     assert all(row.queries == 1 and row.p50_ms > 0 for row in rows)
     with pytest.raises(ValueError, match="needs a searcher with an LLM"):

@@ -91,10 +91,10 @@ def test_http_backend_retries_server_errors() -> None:
         server.shutdown()
 
 
-def test_cache_answers_a_repeated_call_without_the_model(small_llm, tmp_path: Path) -> None:
-    cached = CachedLLM(small_llm, tmp_path / "answers.sqlite")
+def test_cache_answers_a_repeated_call_without_the_model(uncached_llm, tmp_path: Path) -> None:
+    cached = CachedLLM(uncached_llm, tmp_path / "answers.sqlite")  # the model itself, not the session's cache
     first = cached.chat(QUESTION, max_tokens=20, schema=VERDICT)
-    again = CachedLLM(small_llm, tmp_path / "answers.sqlite")  # a new process would see the same file
+    again = CachedLLM(uncached_llm, tmp_path / "answers.sqlite")  # a new process would see the same file
     assert again.chat(QUESTION, max_tokens=20, schema=VERDICT) == first
     assert (cached.misses, again.hits, again.misses) == (1, 1, 0)
     other = again.chat(QUESTION, max_tokens=21, schema=VERDICT)
