@@ -38,4 +38,6 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # A portable llama.cpp build (no -march=native), so pip's cached wheel works on any x86-64 CPU; ~12 min once.
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}"
+# ...on every core: cmake builds one file at a time otherwise (8 CPU-minutes, so about 4 on two cores).
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 .venv/bin/python -m pip install -q -e ".[$extras]"
