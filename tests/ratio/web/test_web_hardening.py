@@ -346,10 +346,22 @@ def test_the_remote_client_does_not_repeat_a_request_that_passed_the_deadline(ra
         await app(scope, receive, send)
 
     app = create_app(ratio_client, heavy_timeout=0.001)
+    service = app.state.service
+    explore = service.explore
+    answered = threading.Event()
+
+    def held(*args, **kwargs):  # the real explore, begun only once the client has its answer: always too late
+        answered.wait(60)
+        return explore(*args, **kwargs)
+
+    service.explore = held
     with serve(counted) as url:
         # explore: aggregations only, so the abandoned work is an OpenSearch call (a search would leave the
         # encoder running in a thread as the test session ends)
-        with pytest.raises(UnavailableError) as caught:
-            RemoteClient(url).explore(QUERY)
+        try:
+            with pytest.raises(UnavailableError) as caught:
+                RemoteClient(url).explore(QUERY)
+        finally:
+            answered.set()
         assert caught.value.status == 503 and caught.value.code == "deadline_exceeded"
         assert calls.count("/api/v1/explore") == 1
