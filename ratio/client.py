@@ -43,7 +43,7 @@ from search.explain import Explanation, explain, explain_filters
 from search.explain_llm import hit_record, llm_explain
 from search.hits import SearchResult
 from search.intent import classify_intent
-from search.options import FilterOptions, SearchOptions, SortOrder, merge_options
+from search.options import MAX_PROVISIONS, PROVISIONS_SIZE, FilterOptions, SearchOptions, SortOrder, merge_options
 from search.provisions import ProvisionHit
 from search.ranking.model import DEFAULT_MODEL, RankerModel
 from search.records import JUDGMENT_FIELDS, StoredJudgment
@@ -228,14 +228,14 @@ class Client:
                 raise NotFoundError(f"the corpus has no judgment {judgment_id!r}") from None
         return StoredJudgment.from_source(source, judgment_id)
 
-    def provisions(self, query: str, size: int = 10) -> list[ProvisionHit]:
+    def provisions(self, query: str, size: int = PROVISIONS_SIZE) -> list[ProvisionHit]:
         """Statute provisions for a question, a provision typed (``section 304B IPC``) or a description of facts:
         the provisions box (:meth:`search.execute.Searcher.provisions_for`), from the query's own words (BM25 and
         vectors; none for gibberish) and the provisions its top-ranked precedents cite and quote."""
-        if not 1 <= size <= 50:
+        if not 1 <= size <= MAX_PROVISIONS:
             from search.errors import BadValueError
 
-            raise BadValueError(f"size must be between 1 and 50, not {size}")
+            raise BadValueError(f"size must be between 1 and {MAX_PROVISIONS}, not {size}")
         with opensearch_errors(self.connection.url):
             return list(self.searcher.provisions_for(query, size))
 

@@ -28,7 +28,7 @@ from ratio.results import BriefPage, ExplainResponse, Health, ProvisionsResponse
 from search.browse import ExploreView, JudgmentView
 from search.errors import BadValueError
 from search.explain import Explanation
-from search.options import FilterOptions, SearchOptions, merge_options, texts
+from search.options import DEFAULTS, MAX_PROVISIONS, PROVISIONS_SIZE, FilterOptions, SearchOptions, merge_options, texts
 from search.provisions import ProvisionHit
 from search.request import SearchRequest
 
@@ -52,7 +52,7 @@ def search_params(query: str, options: SearchOptions, cursor: str | None = None,
     """``options`` as the API's search parameters (:class:`ratio.web.schemas.SearchParams`; the page goes by
     cursor, not number), with ``extras`` (:data:`REMOTE_EXTRAS`, checked as the local client checks them).
     Defaults are left out, so a GET stays short."""
-    default = SearchOptions()
+    default = DEFAULTS
     names = {"courts": "court", "judges": "judge", "roles": "role", "role_mode": "mode"}
     params: dict[str, Any] = {"q": query}
     for name in ("courts", "judges", "date_from", "date_to", "roles", "role_mode", "ranking", "fusion", "size",
@@ -208,9 +208,9 @@ class RemoteClient:
         data = self._call("GET", "/explain", params={k: v for k, v in params.items() if v not in (None, [])})
         return ExplainResponse.model_validate(data).explanation
 
-    def provisions(self, query: str, size: int = 10) -> list[ProvisionHit]:
-        if not 1 <= size <= 50:
-            raise BadValueError(f"size must be between 1 and 50, not {size}")
+    def provisions(self, query: str, size: int = PROVISIONS_SIZE) -> list[ProvisionHit]:
+        if not 1 <= size <= MAX_PROVISIONS:
+            raise BadValueError(f"size must be between 1 and {MAX_PROVISIONS}, not {size}")
         return ProvisionsResponse.model_validate(self._call("GET", "/provisions",
                                                             params={"q": query, "size": size})).provisions
 

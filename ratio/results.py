@@ -41,7 +41,7 @@ from search.expand import Expansion
 from search.explain import Explanation
 from search.hits import JudgmentHit, Passage, SearchResult
 from search.matching import CountRule
-from search.options import SortOrder
+from search.options import DEFAULTS, SortOrder
 from search.provisions import ProvisionHit
 
 __all__ = ["BriefPage", "ExplainResponse", "Explanation", "ExploreView", "Health", "JudgmentHit", "JudgmentView",
@@ -84,7 +84,8 @@ class SearchPage(BaseModel):
     removed_by_role: int | None = None
     removed_roles: dict[str, int] = Field(default_factory=dict)
     page: int
-    size: int = Field(10, description="Judgments per page (the hits are judgments (page - 1) * size + 1 on).")
+    size: int = Field(DEFAULTS.size,
+                      description="Judgments per page (the hits are judgments (page - 1) * size + 1 on).")
     next_cursor: str | None = Field(None, description="Pass as cursor for the next page; null on the last.")
     prev_cursor: str | None = Field(None, description="Pass as cursor for the previous page; null on the first.")
     notes: list[str] = Field(default_factory=list)
@@ -131,7 +132,7 @@ class BriefPage(BaseModel):
 
 
 def to_page(query: str, result: SearchResult, page: int, next_cursor: str | None, notes: list[str], *,
-            size: int = 10, prev_cursor: str | None = None) -> SearchPage:
+            size: int = DEFAULTS.size, prev_cursor: str | None = None) -> SearchPage:
     """The API's page of an engine result: what ``ratio.Client.search``, the API and ``ratio search --json`` return
     (the cursors are the API's; the clients page by number and pass None)."""
     return SearchPage(

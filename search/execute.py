@@ -42,7 +42,7 @@ from search.facets import facets
 from search.hits import SearchResult
 from search.matcher import Matcher
 from search.matching import CountRule, Matching, cosine, meaning_floor
-from search.options import ExpansionKind, SortOrder
+from search.options import PROVISIONS_SIZE, ExpansionKind, SortOrder
 from search.page import Explainer, fetch_page, fused_hits, ranked_hits, sorted_hits
 from search.provision_box import ProvisionBox
 from search.provisions import ProvisionHit
@@ -250,7 +250,7 @@ class Searcher:
         return self.provision_hits(request, [j.judgment_id for j in ranked.judgments] if pasted else [],
                                    request.provisions)
 
-    def provisions_for(self, query: str, size: int = 10) -> tuple[ProvisionHit, ...]:
+    def provisions_for(self, query: str, size: int = PROVISIONS_SIZE) -> tuple[ProvisionHit, ...]:
         """The provisions box: the statutes for ``query``. ``ratio provisions``, the API, the page's box and ``ratio
         eval run aila-statutes``'s ``default`` all come here. A pasted text (a fact pattern) is answered by
         :mod:`search.ranking.statutes` from its words and the provisions its top-ranked precedents cite and quote;

@@ -38,6 +38,7 @@ __all__ = [
     "MAX_RERANK",
     "MAX_SIZE",
     "OPTION_NAMES",
+    "PROVISIONS_SIZE",
     "ExpansionKind",
     "FilterOptions",
     "RoleMode",
@@ -54,7 +55,8 @@ __all__ = [
 MAX_SIZE = 100
 MAX_CANDIDATES = 10_000  # k-NN's k and OpenSearch's result window
 MAX_RERANK = 1_000
-MAX_PROVISIONS = 50
+MAX_PROVISIONS = 50  # the most provisions any list shows: a search page's box, the provisions box, the API
+PROVISIONS_SIZE = 10  # how many the provisions box lists when nobody says (ratio provisions, the API, clients)
 
 E = TypeVar("E", bound=StrEnum)
 

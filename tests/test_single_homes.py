@@ -67,6 +67,24 @@ def test_the_remote_client_sends_no_default() -> None:
     assert search_params("murder", DEFAULTS) == {"q": "murder"}
 
 
+def test_every_provisions_list_defaults_alike() -> None:
+    """How many provisions the provisions box lists, and the most it may: ``search.options`` says, and the CLI,
+    the API, both clients and the searcher read it."""
+    from ratio.cli.read import provisions_command
+    from ratio.client import Client
+    from ratio.remote import RemoteClient
+    from ratio.web.api import provisions
+    from search.execute import Searcher
+    from search.options import MAX_PROVISIONS, PROVISIONS_SIZE
+
+    for function in (Client.provisions, RemoteClient.provisions, Searcher.provisions_for, provisions):
+        assert inspect.signature(function).parameters["size"].default == PROVISIONS_SIZE, function.__qualname__
+    size = next(p for p in provisions_command.params if p.name == "size")
+    assert size.default == PROVISIONS_SIZE and size.type.max == MAX_PROVISIONS
+    limits = inspect.signature(provisions).parameters["size"].annotation
+    assert f"le={MAX_PROVISIONS}" in repr(limits) or "MAX_PROVISIONS" in str(limits)
+
+
 def test_a_request_defaults_to_the_options() -> None:
     """``SearchRequest``'s fields and ``from_query``'s keywords default to the options' values (``role_mode`` is
     the request's resolved mode, not the option's None)."""

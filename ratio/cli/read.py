@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from ratio.cli.common import Context, configured_llm
 from ratio.cli.options import encoder_option, json_option, llm_options
+from search.options import MAX_PROVISIONS, PROVISIONS_SIZE
 
 
 def _client(ctx: Context, encoder: str | None = None, llm: Any = None) -> Any:
@@ -81,7 +82,8 @@ def explain_command(ctx: Context, query: str, judgment_id: str, llm_kind: str | 
 
 @click.command("provisions")
 @click.argument("query")
-@click.option("--size", type=click.IntRange(1, 50), default=10, show_default=True, help="Provisions to list.")
+@click.option("--size", type=click.IntRange(1, MAX_PROVISIONS), default=PROVISIONS_SIZE, show_default=True,
+              help="Provisions to list.")
 @encoder_option()
 @json_option(help="Print GET /api/v1/provisions's JSON.")
 @click.pass_obj

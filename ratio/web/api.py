@@ -22,6 +22,7 @@ from ratio.web.offload import with_deadline
 from ratio.web.schemas import ErrorResponse, ExplainParams, ExportParams, SearchParams
 from ratio.web.service import Service
 from search.browse import ExploreView, JudgmentView
+from search.options import MAX_PROVISIONS, PROVISIONS_SIZE
 from search.syntax import MAX_CHARS
 
 T = TypeVar("T")
@@ -130,6 +131,7 @@ async def explain(params: Annotated[ExplainParams, Query()], svc: ServiceDep, re
 
 @router.get("/provisions", response_model=ProvisionsResponse, tags=["provisions"])
 async def provisions(q: Annotated[str, Query(min_length=1, max_length=MAX_CHARS)], svc: ServiceDep,
-                     request: Request, size: Annotated[int, Query(ge=1, le=50)] = 10) -> ProvisionsResponse:
+                     request: Request,
+                     size: Annotated[int, Query(ge=1, le=MAX_PROVISIONS)] = PROVISIONS_SIZE) -> ProvisionsResponse:
     """Statute provisions for a question or a description of facts (BM25 and vectors, fused)."""
     return ProvisionsResponse(query=q, provisions=await heavy(request, svc.provisions, q, size))
