@@ -314,7 +314,7 @@ def aliases(client: OpenSearch, encoder, embedding_cache) -> dict[str, str]:
     layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
     create_indices(client, layout, mappings.IndexOptions(dimension=384))
     install_pipelines(client)
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     labeller = RoleLabeller.load(encoder, cache_dir=embedding_cache)
     report = IndexWriter(client, aliases, Pipeline(labeller)).run(load([str(SAMPLES)]))
     assert report.failed == [] and report.judgments_indexed == 18

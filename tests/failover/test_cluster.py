@@ -56,7 +56,7 @@ def options(client: OpenSearch) -> mappings.IndexOptions:
 def _index(client: OpenSearch, options: mappings.IndexOptions, pipeline: Any, **bulk: Any):
     layout = IndexLayout(f"ratio-test-{uuid.uuid4().hex[:10]}")
     create_indices(client, layout, options)
-    aliases = {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    aliases = layout.aliases()
     writer = IndexWriter(client, aliases, pipeline, batch_size=3, bulk=BulkSettings(**bulk))
     return layout, writer.run(load([str(SAMPLES)]))
 

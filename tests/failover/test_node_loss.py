@@ -52,7 +52,7 @@ def _layout(client: OpenSearch) -> IndexLayout:
 
 
 def _aliases(layout: IndexLayout) -> dict[str, str]:
-    return {kind: layout.alias(kind) for kind in mappings.INDEX_KINDS}
+    return layout.aliases()
 
 
 def _json(output: str) -> dict:
