@@ -238,7 +238,7 @@ class Runner:
     def _chunk_judgments(self, body: dict[str, Any]) -> list[str]:
         """One chunk body (requests here ask for no facets and no highlights) rolled up to judgments."""
         s = self.searcher
-        return self._judgments(s.hits(s.client.search(index=s.aliases["chunks"], body=body)))
+        return self._judgments(ChunkHit.from_response(s.client.search(index=s.aliases["chunks"], body=body)))
 
     def rank(self, name: str, text: str, qid: str | None = None) -> list[str]:
         """Document ids for ``text`` under configuration ``name``, best first (a saved run, ``run:LABEL``, is
