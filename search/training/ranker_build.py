@@ -4,15 +4,23 @@ One corpus is one index prefix (its judgments, chunks and citation graph). Its t
 tuning split of the benchmark whose judgments it holds (never the reported split: only the tuning ids are
 read), long queries mined from its own citation graph (:mod:`search.training.ranker_data`) and typed queries
 mined from its metadata (:mod:`search.training.typed`: titles, short forms, parties, own citations, provisions,
-topic words), so one model serves a pasted judgment and a typed case name alike. Mined queries are guarded
-against every benchmark query that is not a tuning query, so no reported query comes back in disguise, and never
-come from a judgment (or provision) a typed benchmark was drawn from (``held``), in either of its halves.
+topic words), so one model serves a pasted judgment and a typed case name alike. A corpus without a benchmark
+(a user's own courts) trains from its citation graph and metadata alone.
+
+The guard: every query of every benchmark's query files (judged here or not) is guarded; a corpus judgment
+holding one (:func:`search.training.ranker_data.holders`) is never a mined query's source, never a training
+label and never a training candidate, so no benchmark query comes back in disguise, as a query or as an answer.
+Mined queries never come from a judgment (or provision) a typed benchmark was drawn from (``held``), in either of
+its halves. What was kept out, and why, is in the :class:`Built` record that the manifest and the card read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from opensearchpy import OpenSearch
@@ -21,10 +29,21 @@ from backends.encoders import Encoder
 from search.citation_graph import load_graph
 from search.ranking.rank import Ranker
 from search.training.ranker import Dataset, collect
-from search.training.ranker_data import Guard, TrainingQuery, mine_queries
+from search.training.ranker_data import Guard, TrainingQuery, holders, mine_queries
 from search.training.typed import read_records, typed_queries
 
-__all__ = ["CorpusSpec", "build_dataset", "labelled_queries"]
+__all__ = ["Built", "CorpusSpec", "build_dataset", "labelled_queries"]
+
+LABEL_SOURCES = {  # where each source's relevant judgments come from (the manifest says it per query)
+    "mined-document": "citation graph: the judgments the query's judgment cites",
+    "mined-facts": "citation graph: the judgments the query's judgment cites",
+    "mined-title": "metadata: judgments naming the same parties",
+    "mined-short": "metadata: judgments naming the same parties",
+    "mined-party": "metadata: judgments naming the same parties",
+    "mined-citation": "metadata: judgments reported at that citation",
+    "mined-provision": "metadata: judgments citing the provision",
+    "mined-topic": "citation graph: the judgments the source judgment cites",
+}
 
 
 @dataclass(frozen=True)
@@ -36,6 +55,44 @@ class CorpusSpec:
     encoder: Encoder
     tuning: tuple[TrainingQuery, ...] = ()
     held: frozenset[str] = frozenset()  # judgments and provisions no training query may come from (benchmarks')
+    labels: str = ""  # where the tuning queries' judgments come from (a qrels file), for the manifest
+
+
+@dataclass
+class Built:
+    """A built training set and what went into it: every training query (kept or not), the corpus judgments kept
+    out because they hold a guarded benchmark query, and the queries dropped because every relevant judgment of
+    theirs was such a holder."""
+
+    dataset: Dataset
+    queries: list[TrainingQuery] = field(default_factory=list)
+    holders: dict[str, dict[str, str]] = field(default_factory=dict)  # corpus -> judgment id -> guarded text
+    guarded: int = 0
+    unlabelled: Counter = field(default_factory=Counter)  # source -> queries left without a relevant judgment
+    label_sources: dict[str, str] = field(default_factory=dict)  # source -> where its labels come from
+
+    def manifest(self) -> dict[str, Any]:
+        """Every query (id, corpus, style, label source, relevant count, text digest, kept or why not) and every
+        exclusion: what the card summarises and a reader can audit."""
+        kept = set(self.dataset.qids)
+        failed = dict(self.dataset.failed)
+        rows = []
+        for q in self.queries:
+            status = "kept" if q.qid in kept else f"failed: {failed[q.qid]}" if q.qid in failed else \
+                "no relevant judgment among its candidates"
+            rows.append({"qid": q.qid, "corpus": q.corpus, "source": q.source,
+                         "labels": self.label_sources.get(q.source, ""), "relevant": len(q.relevant),
+                         "words": len(q.text.split()),
+                         "text_sha1": hashlib.sha1(q.text.encode("utf-8")).hexdigest()[:16], "status": status})
+        return {"dataset_digest": self.dataset.digest(), "excluded": self.excluded(), "queries": rows}
+
+    def excluded(self) -> dict[str, Any]:
+        """What the guard kept out, for the card."""
+        return {"guarded_benchmark_queries": self.guarded,
+                "rule": "a judgment holding a fifth (and at least 30) of a guarded query's 12-word runs is never a "
+                        "training query, label or candidate",
+                "judgments_holding_a_benchmark_query": {c: dict(h) for c, h in self.holders.items()},
+                "queries_left_without_labels": dict(self.unlabelled)}
 
 
 def labelled_queries(queries: Iterable, qrels: Mapping[str, Mapping[str, int]], keep: frozenset[str],
@@ -53,35 +110,53 @@ def _vectors(encoder: Encoder) -> Callable[[str], Sequence[float]]:
 
 
 def typed_training(client: OpenSearch, corpus: CorpusSpec, cites: Mapping[str, Sequence[str]], *,
-                   counts: Mapping[str, int], seed: int, guard: Guard) -> list[TrainingQuery]:
+                   counts: Mapping[str, int], seed: int, refused: Collection[str]) -> list[TrainingQuery]:
     """Typed queries mined from ``corpus``'s metadata, none drawn from a held judgment or provision nor from a
-    judgment whose text holds a guarded benchmark query."""
-    judgments = corpus.aliases["judgments"]
-
+    ``refused`` judgment (one holding a guarded benchmark query)."""
     def allowed(batch: Sequence[str]) -> list[str]:
-        docs = client.mget(index=judgments, body={"ids": list(batch)}, params={"_source_includes": "text"})["docs"]
-        return [d["_id"] for d in docs if d.get("found") and not guard.holds(str(d["_source"].get("text") or ""))]
+        return [j for j in batch if j not in refused]
 
-    found = typed_queries(read_records(client, judgments), cites, counts=counts, seed=seed, skip=corpus.held,
-                          allowed=allowed, prefix=f"{corpus.prefix}:typed:")
+    found = typed_queries(read_records(client, corpus.aliases["judgments"]), cites, counts=counts, seed=seed,
+                          skip=corpus.held, allowed=allowed, prefix=f"{corpus.prefix}:typed:")
     return [TrainingQuery(q.qid, q.text, q.relevant, corpus.prefix, f"mined-{q.kind}", q.exclude) for q in found]
 
 
+def _without(queries: Iterable[TrainingQuery], refused: Mapping[str, str], unlabelled: Counter) -> list[TrainingQuery]:
+    """The queries with the refused judgments out of their labels and their candidates; a query left without a
+    relevant judgment is dropped (and counted)."""
+    out = []
+    gone = tuple(refused)
+    for query in queries:
+        relevant = query.relevant - refused.keys()
+        if not relevant:
+            unlabelled[query.source] += 1
+            continue
+        out.append(replace(query, relevant=frozenset(relevant), exclude=(*query.exclude, *gone)))
+    return out
+
+
 def build_dataset(client: OpenSearch, corpora: Sequence[CorpusSpec], *, mined_per_style: int,
-                  guarded: Sequence[str], seed: int = 13, typed: Mapping[str, int] | None = None,
-                  progress: Callable[[TrainingQuery], None] | None = None) -> Dataset:
+                  guarded: Mapping[str, str] | Sequence[str], seed: int = 13, typed: Mapping[str, int] | None = None,
+                  progress: Callable[[TrainingQuery], None] | None = None) -> Built:
     """Features and labels of every corpus's tuning queries, ``mined_per_style`` mined queries per long style
-    (document, facts) and ``typed[kind]`` typed queries per kind, computed by the serving code path."""
+    (document, facts) and ``typed[kind]`` typed queries per kind, computed by the serving code path, with every
+    judgment holding a ``guarded`` text kept out of queries, labels and candidates. Deterministic: the same
+    corpora, guard and seed give the same queries in the same order, so the same features."""
     guard = Guard(guarded)
-    dataset = Dataset()
+    built = Built(Dataset(), guarded=len(guard))
     for corpus in corpora:
+        refused = holders(client, corpus.aliases["judgments"], guard)
+        built.holders[corpus.prefix] = refused
         graph = load_graph(client, corpus.aliases["judgments"], by_parties=False)  # as Features.graph
         mined = mine_queries(client, dict(corpus.aliases), graph, corpus.prefix, count=mined_per_style, seed=seed,
-                             guard=guard, skip=corpus.held) if mined_per_style > 0 else []
+                             skip=corpus.held | refused.keys()) if mined_per_style > 0 else []
         if typed and any(typed.values()):
-            mined += typed_training(client, corpus, graph.cites, counts=typed, seed=seed, guard=guard)
+            mined += typed_training(client, corpus, graph.cites, counts=typed, seed=seed, refused=refused)
+        queries = _without([*corpus.tuning, *mined], refused, built.unlabelled)
+        built.queries += queries
+        built.label_sources.update({q.source: corpus.labels for q in corpus.tuning})
         ranker = Ranker(client, corpus.aliases, None, graph=graph)  # features only: no model needed
-        part = collect([*corpus.tuning, *mined], {corpus.prefix: ranker}, vectors=_vectors(corpus.encoder),
-                       progress=progress)
-        dataset.extend(part)
-    return dataset
+        part = collect(queries, {corpus.prefix: ranker}, vectors=_vectors(corpus.encoder), progress=progress)
+        built.dataset.extend(part)
+    built.label_sources.update(LABEL_SOURCES)
+    return built

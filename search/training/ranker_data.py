@@ -9,27 +9,29 @@ judgments T1..Tn (resolved by :mod:`search.citation_graph`) gives:
 * a **facts** query: J's facts (its chunks in the ``facts`` role group, citations removed), the shape of AILA's
   fact descriptions, with the same relevant judgments.
 
-J itself is excluded from its query's candidates (it is the query). No mined query may be a benchmark's
-reported query in disguise: a judgment holding a fifth (and at least 30) of the 12-word runs of any guarded
-query text is skipped (:class:`Guard`; AILA_Q21's text sits verbatim in C113; 23 IRLeD query judgments sit in
-AILA's corpus). The guard holds every benchmark query that is not a tuning query.
+J itself is excluded from its query's candidates (it is the query). No training query may be a benchmark's
+query in disguise, and no label may point at one: a judgment holding a fifth (and at least 30) of the 12-word
+runs of any guarded query text (:class:`Guard`; AILA_Q21's text sits verbatim in C113; IRLeD's query judgments
+sit in AILA's corpus) is a *holder* (:func:`holders`), never mined, never a training label nor a candidate. The
+guard holds every query of every benchmark's query files, judged here or not, tuning or reported: a query
+without relevance judgments in this checkout is still someone's unseen test query.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from opensearchpy import OpenSearch
+from opensearchpy import OpenSearch, helpers
 
 from legal.citations import extract_citations
 from search.citation_graph import CitationGraph
 from search.ranking.features import role_groups
 from search.ranking.query import CITATION_MASK
 
-__all__ = ["Guard", "TrainingQuery", "mask_citations", "mine_queries", "shingles"]
+__all__ = ["Guard", "TrainingQuery", "holders", "mask_citations", "mine_queries", "shingles"]
 
 SHINGLE_WORDS = 12
 _WORD = re.compile(r"[a-z0-9]+")
@@ -119,25 +121,52 @@ def mine_queries(client: OpenSearch, aliases: dict[str, str], graph: CitationGra
 
 
 class Guard:
-    """Texts no mined query may contain: a judgment sharing at least ``share`` of a guarded text's 12-word runs
+    """Texts no training query may contain: a judgment sharing at least ``share`` of a guarded text's 12-word runs
     (and at least ``minimum`` of them) holds that text. A few shared runs are legal boilerplate (a quoted statute,
-    "the appeal is accordingly dismissed"), not a copy, so single overlaps do not count."""
+    "the appeal is accordingly dismissed"), not a copy, so single overlaps do not count. ``texts`` maps a name
+    (``aila-2019:AILA_Q21``) to a text; a plain sequence is named by position."""
 
-    def __init__(self, texts: Iterable[str], share: float = 0.2, minimum: int = 30) -> None:
+    def __init__(self, texts: Mapping[str, str] | Iterable[str], share: float = 0.2, minimum: int = 30) -> None:
+        named = texts.items() if isinstance(texts, Mapping) else ((str(i), t) for i, t in enumerate(texts))
+        self.names: list[str] = []
         self.owners: dict[int, list[int]] = {}
         self.needed: list[int] = []
-        for number, text in enumerate(texts):
+        for number, (name, text) in enumerate(named):
             runs = shingles(text)
+            self.names.append(name)
             self.needed.append(max(minimum, int(share * len(runs))))
             for run in runs:
                 self.owners.setdefault(run, []).append(number)
 
-    def holds(self, text: str) -> bool:
-        """True when ``text`` contains one of the guarded texts."""
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def owner(self, text: str) -> str | None:
+        """The name of the first guarded text ``text`` contains (in the guard's order), or None."""
         counts: dict[int, int] = {}
+        found: list[int] = []
         for run in shingles(text):
             for owner in self.owners.get(run, ()):
                 counts[owner] = counts.get(owner, 0) + 1
-                if counts[owner] >= self.needed[owner]:
-                    return True
-        return False
+                if counts[owner] == self.needed[owner]:
+                    found.append(owner)
+        return self.names[min(found)] if found else None
+
+    def holds(self, text: str) -> bool:
+        """True when ``text`` contains one of the guarded texts."""
+        return self.owner(text) is not None
+
+
+def holders(client: OpenSearch, judgments: str, guard: Guard) -> dict[str, str]:
+    """Every judgment of the ``judgments`` index whose text holds a guarded text, with that text's name, in id
+    order. One scan of the corpus (a few seconds per thousand judgments): done once per training run, so mining,
+    labels and candidates all read the same answer."""
+    if not len(guard):
+        return {}
+    found: dict[str, str] = {}
+    for hit in helpers.scan(client, index=judgments, query={"query": {"match_all": {}}, "_source": ["text"]},
+                            size=200, preserve_order=False):
+        name = guard.owner(str((hit.get("_source") or {}).get("text") or "")[:MAX_QUERY_CHARS])
+        if name is not None:
+            found[hit["_id"]] = name
+    return dict(sorted(found.items()))

@@ -57,7 +57,7 @@ def test_mined_queries_hide_the_citation_they_are_labelled_with(client: OpenSear
 
 def test_training_is_reproducible_by_seed(client: OpenSearch, real_corpus, static_encoder, tmp_path: Path) -> None:
     spec = CorpusSpec("t", real_corpus, static_encoder)
-    dataset = build_dataset(client, [spec], mined_per_style=1, guarded=[], seed=3)
+    dataset = build_dataset(client, [spec], mined_per_style=1, guarded=[], seed=3).dataset
     assert dataset.qids and all(v.shape[1] == len(FEATURES) for v in dataset.values)
     # a tiny corpus gives a handful of rows: repeat the queries so LightGBM has enough to split on
     big = Dataset()
@@ -138,3 +138,20 @@ def test_eval_default_is_exactly_what_search_does(ratio_client) -> None:
 def test_search_request_rejects_an_unknown_ranking() -> None:
     with pytest.raises(ValueError, match="ranker, fusion"):
         SearchRequest.from_query("murder", ranking="neural")
+
+
+def test_a_judgment_holding_a_benchmark_query_is_never_a_query_label_or_candidate(
+        client: OpenSearch, real_corpus, static_encoder) -> None:
+    """A corpus judgment holding a guarded query (here C949 holds a 300-word stretch of itself, as C113 holds
+    AILA_Q21) is kept out of mining, of every label and of every candidate list; C1's mined queries, labelled
+    with C949 alone, are left without a label and dropped, and the record says so."""
+    text = client.get(index=real_corpus["judgments"], id=CITED)["_source"]["text"]
+    guarded = {"bench:Q1": " ".join(text.split()[100:400])}
+    built = build_dataset(client, [CorpusSpec("t", real_corpus, static_encoder)], mined_per_style=1,
+                          guarded=guarded, seed=3)
+    assert built.holders == {"t": {CITED: "bench:Q1"}}
+    assert built.unlabelled["mined-document"] == 1 and not built.dataset.qids
+    assert all(CITED not in q.relevant and CITED in q.exclude for q in built.queries)
+    excluded = built.manifest()["excluded"]
+    assert excluded["judgments_holding_a_benchmark_query"] == {"t": {CITED: "bench:Q1"}}
+    assert excluded["guarded_benchmark_queries"] == 1
