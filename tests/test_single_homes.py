@@ -6,6 +6,8 @@
 - A layout's ``{kind: alias}`` is :meth:`backends.opensearch.IndexLayout.aliases`; no product module rebuilds it.
 - The hybrid fusion's weights and RRF constant are ``mappings.HYBRID_WEIGHTS`` and ``mappings.RRF_RANK_CONSTANT``:
   the installed pipelines are filled from them and client-side fusion reads them, so both paths fuse alike.
+- The learned ranker's training choices are ``search.training.selection.SHIPPED`` (the values its selection table
+  justifies): the ranker's parameters and ``ratio train ranker``'s defaults agree with it.
 
 No node is needed: these are checks on definitions.
 """
@@ -134,3 +136,15 @@ def test_client_side_fusion_defaults_to_the_pipeline_weights() -> None:
     weights = mappings.pipeline_body("ratio-hybrid-minmax")["phase_results_processors"][0][
         "normalization-processor"]["combination"]["parameters"]["weights"]
     assert fuse([bm25, knn]) == fuse([bm25, knn], FusionMethod.MINMAX, weights=weights)
+
+
+def test_the_ranker_trains_with_the_selected_choices() -> None:
+    from ratio.cli.train_ranker import train_ranker
+    from search.training.ranker import RankerParams
+    from search.training.selection import SHIPPED
+
+    assert RankerParams().leaves == SHIPPED.leaves
+    given = train_ranker.make_context("ranker", []).params
+    assert given["tuning_repeat"] == SHIPPED.tuning_repeat
+    assert (not given["no_mined"]) == SHIPPED.mined and (given["typed_per_kind"] > 0) == SHIPPED.typed
+    assert tuple(given["drop"]) == SHIPPED.drop_groups

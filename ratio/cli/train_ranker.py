@@ -9,7 +9,6 @@ guarded against every non-tuning query text. The model folder (``model.txt`` + `
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -27,8 +26,9 @@ from search.evaluate import judged, read_qrels, read_queries
 from search.evaluate.splits import split_queries
 from search.evaluate.typed import held_keys, load, packaged
 from search.ranking.features import GROUPS
-from search.training.ranker import Dataset, RankerParams, cross_validate, fit, save_model
+from search.training.ranker import Dataset, RankerParams, fit, save_model
 from search.training.ranker_build import CorpusSpec, build_dataset, labelled_queries
+from search.training.selection import CHOICES, SHIPPED, Configuration, card_entry, markdown, select, write_selection
 from search.training.typed import KINDS
 
 
@@ -76,12 +76,21 @@ def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]
               help="Train on saved features (from --save-dataset) instead of computing them (repeatable).")
 @click.option("--save-dataset", type=click.Path(dir_okay=False, path_type=Path),
               help="Keep the computed features in this .npz, for ablations without recomputing.")
-@click.option("--tuning-repeat", default=5, show_default=True,
-              help="Repeat each labelled tuning query this many times (weighs them against the mined ones; 5 was "
-                   "chosen by 5-fold cross-validation over the tuning queries, docs/evaluation.md).")
+@click.option("--tuning-repeat", default=SHIPPED.tuning_repeat, show_default=True,
+              help="Repeat each labelled tuning query this many times (weighs them against the mined ones; chosen "
+                   "by cross-validation, --cv).")
 @click.option("--cv", "cv_folds", type=click.IntRange(min=2),
-              help="Cross-validate instead of training: K folds over the labelled tuning queries (the mined ones "
-                   "always in training); prints MAP and nDCG@10 of the held-out queries per source, writes no model.")
+              help="Select instead of training: K-fold cross-validation over the labelled tuning queries (the mined "
+                   "ones always in training) of the shipped configuration and of each alternative of every choice "
+                   "(tree size, tuning repeat, mined and typed queries, feature groups); prints the table of "
+                   "held-out MAP and nDCG@10 per source and writes it to --cv-out, writes no model.")
+@click.option("--cv-choice", "cv_choices", multiple=True, type=click.Choice([c.name for c in CHOICES]),
+              help="With --cv: judge only this choice (repeatable; the shipped configuration always runs).")
+@click.option("--cv-out", type=click.Path(file_okay=False, path_type=Path),
+              help="With --cv: the folder for selection.md and selection.json (default: training/ranker/selection "
+                   "under the data directory).")
+@click.option("--cv-workers", default=2, show_default=True, type=click.IntRange(min=1),
+              help="With --cv: processes fitting folds side by side (a fit is single-threaded; same scores).")
 @click.option("--seed", default=13, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Model folder (default: models/ranker under the data directory).")
@@ -90,7 +99,7 @@ def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]
 def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int, typed_per_kind: int,
                  no_tuning: bool, no_mined: bool,
                  drop: tuple[str, ...], datasets: tuple[Path, ...], save_dataset: Path | None, tuning_repeat: int,
-                 cv_folds: int | None, seed: int,
+                 cv_folds: int | None, cv_choices: tuple[str, ...], cv_out: Path | None, cv_workers: int, seed: int,
                  out: Path | None, name: str) -> None:
     """Train the learned ranker and write its model folder with a card (features, data, seed, metrics)."""
     if datasets:
@@ -125,20 +134,41 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
     if not dataset.qids:
         raise click.ClickException("no training query has a relevant judgment among its candidates")
     sources = {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))}
+    if cv_folds:  # the grid takes the queries as built: it drops and repeats them itself, per variant
+        _select(dataset, cv_folds, cv_choices, cv_out, cv_workers, seed,
+                {"--no-tuning": no_tuning, "--no-mined": no_mined, "--typed 0": typed_per_kind == 0,
+                 "--drop-group": bool(drop), "--tuning-repeat": tuning_repeat != SHIPPED.tuning_repeat})
+        return
     if tuning_repeat > 1:
         dataset = dataset.upweighted(lambda i: not dataset.sources[i].startswith("mined"), tuning_repeat)
     params = RankerParams(seed=seed)
-    if cv_folds:
-        scores = cross_validate(dataset, params, folds=cv_folds, drop_groups=drop, seed=seed)
-        click.echo(json.dumps({"folds": cv_folds, "queries": sources, "dropped_groups": list(drop),
-                               "tuning_repeat": tuning_repeat, "held_out": scores}, indent=1))
-        return
     booster, features, metrics = fit(dataset, params, drop_groups=drop)
     folder = out or settings.home_dir() / "models" / "ranker"
     save_model(folder, booster, features, name=name, params=params, metrics=metrics,
                data={"queries": sources, "skipped_without_relevant_candidate": dict(dataset.skipped),
                      "failed": len(dataset.failed), "dropped_groups": list(drop), "tuning_repeat": tuning_repeat,
+                     "selection": card_entry(Configuration(params.leaves, tuning_repeat, not no_mined,
+                                                           typed_per_kind != 0, tuple(drop))),
                      "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])})
     click.echo(f"{folder}: {metrics['trees']} trees on {sum(sources.values())} queries {sources}; validation "
                f"MAP {metrics.get('valid', {}).get('MAP', 'n/a')} (reduced-query BM25 "
                f"{metrics.get('valid_bm25_long', {}).get('MAP', 'n/a')})")
+
+
+def _select(dataset: Dataset, folds: int, choices: tuple[str, ...], out: Path | None, workers: int, seed: int,
+            ablations: dict[str, bool]) -> None:
+    """``--cv``: the selection table of every choice (search.training.selection), printed and written."""
+    given = [flag for flag, on in ablations.items() if on]
+    if given:
+        raise click.UsageError(f"--cv judges each choice itself (--cv-choice NAME picks some): leave out "
+                               f"{', '.join(given)}")
+    command = "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    variants = 1 + sum(len(c.alternatives) for c in CHOICES if not choices or c.name in choices)
+    with Progress(TextColumn("cross-validation"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True)) as bar:
+        task = bar.add_task("variants", total=variants)
+        selection = select(dataset, RankerParams(seed=seed), folds=folds, seed=seed, choices=choices or None,
+                           workers=workers, command=command, progress=lambda _: bar.advance(task))
+    table, data = write_selection(selection, out or settings.home_dir() / "training" / "ranker" / "selection")
+    click.echo(markdown(selection))
+    click.echo(f"written: {table}, {data}", err=True)

@@ -14,8 +14,9 @@ import json
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import pairwise, repeat
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ class RankerParams:
 
     trees: int = 300
     learning_rate: float = 0.05
-    leaves: int = 15
+    leaves: int = 15  # the shipped tree size: search.training.selection.SHIPPED (chosen by cross-validation)
     min_data_in_leaf: int = 20
     feature_fraction: float = 0.8
     bagging_fraction: float = 0.8
@@ -242,33 +243,49 @@ def save_model(folder: Path, booster: Any, features: Sequence[str], *, name: str
 
 def cross_validate(dataset: Dataset, params: RankerParams | None = None, *, folds: int = 5,
                    labelled: Callable[[str], bool] = lambda source: not source.startswith("mined"),
-                   drop_groups: Sequence[str] = (), seed: int = 13) -> dict[str, dict[str, float]]:
+                   drop_groups: Sequence[str] = (), seed: int = 13,
+                   executor: Executor | None = None) -> dict[str, dict[str, float]]:
     """K-fold cross-validation over the labelled queries (``labelled`` says which sources are; the mined queries
     are always in training): each fold's labelled queries are held out, the rest trained on, and the held-out
     queries scored (MAP and nDCG@10 over their candidates). Returns the means per source over every held-out query,
-    and ``all``. The copies of a repeated query (``qid#n``) stay in one fold."""
+    and ``all``. The copies of a repeated query (``qid#n``) stay in one fold. The folds depend on the labelled
+    queries and ``seed`` only, so every variant of one dataset is judged on the same folds. ``executor`` (a process
+    pool) fits the folds side by side: a fit is deterministic and single-threaded, so the scores are the same as
+    in one process."""
     params = params or RankerParams()
     base = [q.split("#", 1)[0] for q in dataset.qids]
     order = sorted({b for b, source in zip(base, dataset.sources, strict=True) if labelled(source)})
     random.Random(seed).shuffle(order)
     fold_of = {qid: i % folds for i, qid in enumerate(order)}
-    per_source: dict[str, list[dict[str, float]]] = {}
+    trains, helds = [], []
     for fold in range(folds):
-        train = dataset.subset(lambda i, fold=fold: fold_of.get(base[i]) != fold)
         held = dataset.subset(lambda i, fold=fold: fold_of.get(base[i]) == fold and "#" not in dataset.qids[i])
-        if not held.qids:
-            continue
-        booster, features, _ = fit(train, params, drop_groups=drop_groups)
-        columns = [FEATURES.index(f) for f in features]
-        for i, values in enumerate(held.values):
-            score = booster.predict(values[:, columns], num_iteration=booster.best_iteration or None)
-            one = held.subset(lambda j, i=i: j == i)
-            per_source.setdefault(held.sources[i], []).append(_map(one, [score]))
+        if held.qids:
+            trains.append(dataset.subset(lambda i, fold=fold: fold_of.get(base[i]) != fold))
+            helds.append(held)
+    run = executor.map if executor else map
+    per_source: dict[str, list[dict[str, float]]] = {}
+    for held, rows in zip(helds, run(_held_out, trains, helds, repeat(params), repeat(tuple(drop_groups))),
+                          strict=True):
+        for source, row in zip(held.sources, rows, strict=True):
+            per_source.setdefault(source, []).append(row)
     out = {source: _means(rows) for source, rows in sorted(per_source.items())}
     every = [r for rows in per_source.values() for r in rows]
     if every:
         out["all"] = _means(every)
     return out
+
+
+def _held_out(train: Dataset, held: Dataset, params: RankerParams,
+              drop_groups: Sequence[str]) -> list[dict[str, float]]:
+    """One fold: fit on ``train``, then MAP and nDCG@10 of each ``held`` query (module level: a worker runs it)."""
+    booster, features, _ = fit(train, params, drop_groups=drop_groups)
+    columns = [FEATURES.index(f) for f in features]
+    rows = []
+    for i, values in enumerate(held.values):
+        score = booster.predict(values[:, columns], num_iteration=booster.best_iteration or None)
+        rows.append(_map(held.subset(lambda j, i=i: j == i), [score]))
+    return rows
 
 
 def _means(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:

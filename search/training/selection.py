@@ -1,0 +1,273 @@
+"""Selecting the learned ranker's training choices: K-fold cross-validation of every alternative, as one table.
+
+The shipped model makes five choices that saved features can judge again: the tree size, how often each
+labelled tuning query is repeated, the mined queries, the typed mined queries, and the feature groups.
+:data:`SHIPPED` holds the values chosen (the one home: ``RankerParams.leaves`` agrees with it, the CLI's
+``--tuning-repeat`` reads it, the model card points at the table); :data:`CHOICES` declares each choice's
+alternatives. :func:`select` cross-validates the shipped configuration once and every alternative (the shipped
+configuration with that one choice changed) on the same folds of the labelled tuning queries, the mined queries
+always in training (:func:`search.training.ranker.cross_validate`); :func:`write_selection` writes
+``selection.md`` and ``selection.json``, the table that justifies each choice. The candidate depth is not among
+the choices: saved features hold one depth's candidates.
+
+Speed: the full grid is 15 variants, 75 fits at 5 folds. One fit on features of the shipped dataset's size
+(2,423 query groups with the copies, 1.39 million candidate rows, 42 features; synthetic values) took about 12 s
+plus 0.11 s a tree on this 2-core machine, so about 45 s at the shipped 276 trees and 40 of patience:
+about 55 minutes for the grid in one process. A fit is single-threaded and deterministic (``num_threads`` 1),
+so the fits are spread over ``workers`` processes (2 by default: about half that); spawned, so no OpenMP state
+is inherited from a parent that already trained. The scores are the same as in one process (a test checks it).
+The variants are submitted side by side (threads that only wait), so the pool stays busy across variants rather
+than idling at each variant's last fold. Early stopping keeps the shipped patience: a smaller one would save at
+most a tenth of each fit and judge other models than the training makes.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from search.ranking.features import GROUPS
+from search.training.ranker import Dataset, RankerParams, cross_validate
+from search.training.typed import KINDS
+
+__all__ = ["CHOICES", "SHIPPED", "TABLE", "Choice", "Configuration", "Selection", "Variant", "card_entry", "derive",
+           "select", "write_selection"]
+
+TABLE = "docs/eval/ranker-selection/selection.md"  # where the shipped choices' table lives in the repository
+TYPED_SOURCES = frozenset(f"mined-{kind}" for kind in KINDS)
+
+
+def labelled(source: str) -> bool:
+    """A labelled (tuning) query's source; every mined source starts with ``mined``."""
+    return not source.startswith("mined")
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """What a ranker is trained with, as far as saved features can vary it."""
+
+    leaves: int = 15
+    tuning_repeat: int = 5
+    mined: bool = True
+    typed: bool = True
+    drop_groups: tuple[str, ...] = ()
+
+    def values(self) -> dict[str, Any]:
+        """The values as the card records them (the groups kept, not the ones dropped)."""
+        return {"leaves": self.leaves, "tuning_repeat": self.tuning_repeat, "mined": self.mined, "typed": self.typed,
+                "groups": [g for g in GROUPS if g not in self.drop_groups]}
+
+
+SHIPPED = Configuration()  # the choices the shipped model makes; the table in TABLE justifies each
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One choice: the :class:`Configuration` field it sets and the values it was weighed against."""
+
+    name: str  # as --cv-choice takes it
+    field: str
+    question: str
+    alternatives: tuple[Any, ...]
+
+    @property
+    def shipped(self) -> Any:
+        return getattr(SHIPPED, self.field)
+
+    def label(self, value: Any) -> str:
+        if self.field == "drop_groups":
+            return "all groups" if not value else "without " + ", ".join(value)
+        if self.field == "tuning_repeat":
+            return f"×{value}"
+        if isinstance(value, bool):
+            return "with" if value else "without"
+        return str(value)
+
+
+CHOICES = (
+    Choice("leaves", "leaves", "leaves per tree", (7, 31)),
+    Choice("tuning-repeat", "tuning_repeat", "copies of each labelled tuning query in training", (1, 10)),
+    Choice("mined", "mined", "the mined queries in training (without: labelled queries only)", (False,)),
+    Choice("typed", "typed", "the typed mined queries in training (without: --typed 0)", (False,)),
+    Choice("groups", "drop_groups", "feature groups (each dropped in turn: --drop-group)",
+           tuple((g,) for g in GROUPS)),
+)
+
+
+def derive(dataset: Dataset, params: RankerParams, configuration: Configuration) -> tuple[Dataset, RankerParams]:
+    """The training set and parameters of ``configuration`` from the dataset as built (tuning queries not yet
+    repeated) and the base parameters; the groups to drop are ``configuration.drop_groups``."""
+    if any("#" in q for q in dataset.qids):
+        raise ValueError("the dataset's tuning queries are repeated already: the selection repeats them itself")
+
+    def keep(i: int) -> bool:
+        source = dataset.sources[i]
+        return (configuration.mined or labelled(source)) and (configuration.typed or source not in TYPED_SOURCES)
+
+    out = dataset.subset(keep)
+    if configuration.tuning_repeat > 1:
+        out = out.upweighted(lambda i: labelled(out.sources[i]), configuration.tuning_repeat)
+    return out, replace(params, leaves=configuration.leaves)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One configuration's cross-validation: its training queries per source (copies counted) and the held-out
+    MAP and nDCG@10 per labelled source and over ``all`` (:func:`search.training.ranker.cross_validate`)."""
+
+    configuration: Configuration
+    training: dict[str, int]
+    held_out: dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Every variant of a run, with what it was run on and how."""
+
+    folds: int
+    seed: int
+    params: RankerParams
+    queries: dict[str, int]  # the dataset's queries per source, as built
+    shipped: Variant
+    choices: tuple[tuple[Choice, tuple[Variant, ...]], ...]  # each choice with its alternatives, in order
+    command: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    def rows(self) -> list[tuple[Choice, Any, Variant]]:
+        """Each choice's shipped row (one shared cross-validation) and its alternatives, as the table lists them."""
+        return [(c, value, variant) for c, variants in self.choices
+                for value, variant in ((c.shipped, self.shipped), *zip(c.alternatives, variants, strict=True))]
+
+    def sources(self) -> list[str]:
+        return sorted(s for s in self.shipped.held_out if s != "all")
+
+    def to_json(self) -> dict[str, Any]:
+        shipped_map = self.shipped.held_out.get("all", {}).get("MAP", 0.0)
+        return {"folds": self.folds, "seed": self.seed, "command": self.command, "params": asdict(self.params),
+                "queries": self.queries, "shipped": _variant_json(self.shipped), "notes": list(self.notes),
+                "choices": [{"name": c.name, "question": c.question, "shipped": c.label(c.shipped),
+                             "rows": [{"value": c.label(value), "chosen": variant is self.shipped,
+                                       "delta_map": round(variant.held_out.get("all", {}).get("MAP", 0.0)
+                                                          - shipped_map, 4), **_variant_json(variant)}
+                                      for value, variant in ((c.shipped, self.shipped),
+                                                             *zip(c.alternatives, variants, strict=True))]}
+                            for c, variants in self.choices]}
+
+
+def _variant_json(variant: Variant) -> dict[str, Any]:
+    return {"configuration": variant.configuration.values(), "training": variant.training,
+            "held_out": variant.held_out}
+
+
+NOTES = (
+    "Each alternative is the shipped configuration with that one choice changed; the shipped configuration is "
+    "cross-validated once and its row repeats under each choice.",
+    "Every variant is judged on the same folds of the same labelled tuning queries; a fold's queries (and their "
+    "copies) are never in its training, the mined queries are in training in every fold and never scored.",
+    "MAP and nDCG@10 are over each query's saved candidates (a relevant judgment outside them does not count), "
+    "the mean over the held-out queries; within a fold, a seeded fifth of the training queries is held back for "
+    "early stopping, as in the shipped training.",
+    "The candidate depth (1,000 per query) is not re-judged here: saved features hold one depth's candidates, so "
+    "another depth needs its features computed again (docs/evaluation.md gives that comparison).",
+)
+
+
+def select(dataset: Dataset, params: RankerParams | None = None, *, folds: int = 5, seed: int = 13,
+           choices: Sequence[str] | None = None, workers: int = 1, command: str = "",
+           progress: Callable[[Variant], None] | None = None) -> Selection:
+    """Cross-validate the shipped configuration and each alternative of ``choices`` (names; None: all) on
+    ``dataset`` as built (tuning queries not repeated), ``workers`` processes fitting folds side by side."""
+    params = params or RankerParams(seed=seed)
+    known = {c.name: c for c in CHOICES}
+    unknown = sorted(set(choices or ()) - set(known))
+    if unknown:
+        raise ValueError(f"no choice {', '.join(unknown)}: choose from {', '.join(known)}")
+    picked = [c for c in CHOICES if choices is None or c.name in choices]
+    configurations = [SHIPPED, *(replace(SHIPPED, **{c.field: v}) for c in picked for v in c.alternatives)]
+
+    def run(configuration: Configuration, executor: Executor | None) -> Variant:
+        train, variant_params = derive(dataset, params, configuration)
+        scores = cross_validate(train, variant_params, folds=folds, labelled=labelled,
+                                drop_groups=configuration.drop_groups, seed=seed, executor=executor)
+        training = {s: train.sources.count(s) for s in sorted(set(train.sources))}
+        variant = Variant(configuration, training, scores)
+        if progress:
+            progress(variant)
+        return variant
+
+    if workers > 1:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(workers, mp_context=context) as pool, \
+                ThreadPoolExecutor(len(configurations)) as threads:
+            variants = list(threads.map(lambda c: run(c, pool), configurations))
+    else:
+        variants = [run(c, None) for c in configurations]
+    shipped, rest = variants[0], iter(variants[1:])
+    grouped = tuple((c, tuple(next(rest) for _ in c.alternatives)) for c in picked)
+    return Selection(folds, seed, params, {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))},
+                     shipped, grouped, command, NOTES)
+
+
+def markdown(selection: Selection) -> str:
+    """The table as Markdown: one row per value of each choice, the chosen one in bold."""
+    sources = selection.sources()
+    labelled_queries = {s: n for s, n in selection.queries.items() if labelled(s)}
+    mined = {s: n for s, n in selection.queries.items() if not labelled(s)}
+    lines = [f"# Ranker selection: {selection.folds}-fold cross-validation over the tuning queries", ""]
+    if selection.command:
+        lines += ["```", selection.command, "```", ""]
+    lines += [f"{selection.folds} folds (seed {selection.seed}) over {sum(labelled_queries.values())} labelled "
+              f"tuning queries ({_counts(labelled_queries)}); {sum(mined.values())} mined queries "
+              f"({_counts(mined)}) in training in every fold. "
+              f"Parameters otherwise: {_params(selection.params)}. Held-out MAP and nDCG@10; Δ MAP is against "
+              "the chosen value's MAP over all held-out queries.", ""]
+    header = ["choice", "value", "training queries", "Δ MAP", "MAP all", "nDCG@10 all"]
+    header += [f"{m} {s}" for s in sources for m in ("MAP", "nDCG@10")]
+    lines += ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]
+    shipped_map = selection.shipped.held_out.get("all", {}).get("MAP", 0.0)
+    for choice, value, variant in selection.rows():
+        chosen = variant is selection.shipped
+        label = f"**{choice.label(value)}** (chosen)" if chosen else choice.label(value)
+        all_ = variant.held_out.get("all", {})
+        cells = [choice.name, label, str(sum(variant.training.values())),
+                 "" if chosen else f"{all_.get('MAP', 0.0) - shipped_map:+.4f}",
+                 _number(all_.get("MAP")), _number(all_.get("nDCG@10"))]
+        cells += [_number(variant.held_out.get(s, {}).get(m)) for s in sources for m in ("MAP", "nDCG@10")]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Held-out queries per source: " + _counts(
+        {s: int(selection.shipped.held_out[s]["queries"]) for s in sources}) + ".", ""]
+    lines += [f"- {note}" for note in selection.notes]
+    return "\n".join(lines) + "\n"
+
+
+def write_selection(selection: Selection, folder: Path) -> tuple[Path, Path]:
+    """``selection.md`` and ``selection.json`` in ``folder`` (made if missing)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    table, data = folder / "selection.md", folder / "selection.json"
+    table.write_text(markdown(selection), encoding="utf-8")
+    data.write_text(json.dumps(selection.to_json(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return table, data
+
+
+def card_entry(configuration: Configuration) -> dict[str, Any]:
+    """The model card's pointer to the table its choices came from, the chosen values, and the choices this model
+    departs from (an ablation's card says so)."""
+    departs = [c.name for c in CHOICES if getattr(configuration, c.field) != c.shipped]
+    return {"table": TABLE, "chosen": SHIPPED.values(), "departs_from": departs}
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.4f}"
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{s} {n:,}" for s, n in counts.items()) or "none"
+
+
+def _params(params: RankerParams) -> str:
+    return ", ".join(f"{k} {v}" for k, v in asdict(params).items() if k != "leaves")

@@ -1,0 +1,166 @@
+"""The ranker's selection grid on a small real dataset: every choice judged, the shipped row shared, the mined
+queries never scored, a group's signal missed when it is dropped, the table written twice alike, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from ratio.cli import cli
+from search.ranking.features import FEATURES, GROUPS
+from search.training.ranker import Dataset, RankerParams
+from search.training.ranker_data import TrainingQuery
+from search.training.selection import (
+    CHOICES,
+    SHIPPED,
+    TABLE,
+    Configuration,
+    Selection,
+    card_entry,
+    derive,
+    markdown,
+    select,
+    write_selection,
+)
+
+TINY = RankerParams(trees=10, min_data_in_leaf=2, leaves=4, early_stopping=5, seed=3)
+SIGNAL = FEATURES.index("bm25_long")  # the lexical group carries the labels
+SOURCES = {"irled-tuning": 24, "mined-document": 24, "mined-title": 12}
+
+
+def _dataset(seed: int = 7) -> Dataset:
+    """Queries of 20 candidates each, 3 relevant; the signal column separates them, noisily."""
+    rng = np.random.default_rng(seed)
+    dataset = Dataset()
+    for source, count in SOURCES.items():
+        for n in range(count):
+            labels = np.zeros(20, dtype=np.int32)
+            labels[rng.choice(20, 3, replace=False)] = 1
+            values = rng.random((20, len(FEATURES)), dtype=np.float32)
+            values[:, SIGNAL] = labels + rng.normal(0, 0.6, 20)
+            ids = [f"{source}-{n}-d{i}" for i in range(20)]
+            relevant = frozenset(i for i, y in zip(ids, labels, strict=True) if y)
+            query = TrainingQuery(f"{source}-{n}", "text", relevant, "c", source)
+            dataset.add(query, ids, values)
+    return dataset
+
+
+@pytest.fixture(scope="module")
+def selection() -> Selection:
+    return select(_dataset(), TINY, folds=2, seed=5, command="ratio train ranker --cv 2")
+
+
+def test_every_choice_and_alternative_has_a_row(selection: Selection) -> None:
+    assert [c.name for c, _ in selection.choices] == [c.name for c in CHOICES]
+    rows = selection.rows()
+    assert len(rows) == sum(1 + len(c.alternatives) for c in CHOICES)
+    for choice, variants in selection.choices:
+        assert [v.configuration for v in variants] == [Configuration(**{**SHIPPED.__dict__, choice.field: value})
+                                                       for value in choice.alternatives]
+    dropped = {v.configuration.drop_groups for _, variants in selection.choices for v in variants}
+    assert {(g,) for g in GROUPS} <= dropped
+
+
+def test_the_shipped_row_is_one_run_shared_by_every_choice(selection: Selection) -> None:
+    shared = [variant for choice, value, variant in selection.rows() if value == choice.shipped]
+    assert len(shared) == len(CHOICES) and all(v is selection.shipped for v in shared)
+    assert selection.shipped.configuration == SHIPPED
+    # the tuning queries repeated as shipped, the mined ones once
+    assert selection.shipped.training == {"irled-tuning": 24 * SHIPPED.tuning_repeat, "mined-document": 24,
+                                          "mined-title": 12}
+
+
+def test_only_labelled_queries_are_held_out(selection: Selection) -> None:
+    for _, _, variant in selection.rows():
+        assert set(variant.held_out) == {"irled-tuning", "all"}
+        assert variant.held_out["all"]["queries"] == SOURCES["irled-tuning"]  # each once, never a copy
+
+
+def test_the_variants_train_on_what_they_say() -> None:
+    dataset = _dataset()
+    for configuration, expected in [
+        (Configuration(mined=False), {"irled-tuning"}),
+        (Configuration(typed=False), {"irled-tuning", "mined-document"}),
+    ]:
+        train, params = derive(dataset, TINY, configuration)
+        assert set(train.sources) == expected and params.leaves == SHIPPED.leaves
+    train, params = derive(dataset, TINY, Configuration(tuning_repeat=1, leaves=7))
+    assert len(train.qids) == len(dataset.qids) and params.leaves == 7
+    with pytest.raises(ValueError, match="repeated already"):
+        derive(dataset.upweighted(lambda i: True, 2), TINY, SHIPPED)
+
+
+def test_dropping_the_group_with_the_signal_lowers_map(selection: Selection) -> None:
+    variants = next(variants for c, variants in selection.choices if c.name == "groups")
+    groups = dict(zip(GROUPS, variants, strict=True))
+    shipped = selection.shipped.held_out["all"]["MAP"]
+    assert groups["lexical"].held_out["all"]["MAP"] < shipped - 0.1
+    assert shipped > 0.5  # the signal is learnt (chance is about 0.3)
+
+
+def test_the_markdown_and_the_json_hold_the_same_numbers(selection: Selection, tmp_path: Path) -> None:
+    table, data = write_selection(selection, tmp_path)
+    saved = json.loads(data.read_text(encoding="utf-8"))
+    assert saved["folds"] == 2 and saved["seed"] == 5 and saved["command"] == "ratio train ranker --cv 2"
+    expected = {}
+    for choice in saved["choices"]:
+        for row in choice["rows"]:
+            held = row["held_out"]
+            expected[(choice["name"], row["value"])] = [held["all"]["MAP"], held["all"]["nDCG@10"],
+                                                        held["irled-tuning"]["MAP"], held["irled-tuning"]["nDCG@10"]]
+            if row["chosen"]:
+                assert held == saved["shipped"]["held_out"]
+    found = {}
+    for line in table.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 8 and re.fullmatch(r"[\d.]+", cells[4]):
+            value = cells[1].removesuffix(" (chosen)").strip("*")
+            found[(cells[0], value)] = [float(c) for c in cells[4:8]]
+    assert found == expected and len(found) == len(selection.rows())
+    assert "1,000" in table.read_text(encoding="utf-8")  # the depth is said to be out of reach
+
+
+def test_two_runs_give_the_same_table(selection: Selection) -> None:
+    again = select(_dataset(), TINY, folds=2, seed=5, command="ratio train ranker --cv 2")
+    assert markdown(again) == markdown(selection)
+    assert again.to_json() == selection.to_json()
+
+
+def test_worker_processes_give_the_same_scores(selection: Selection) -> None:
+    parallel = select(_dataset(), TINY, folds=2, seed=5, choices=["leaves"], workers=2)
+    assert parallel.shipped.held_out == selection.shipped.held_out
+    assert parallel.choices[0][1] == dict(selection.choices)[CHOICES[0]]
+
+
+def test_an_unknown_choice_is_refused() -> None:
+    with pytest.raises(ValueError, match="no choice nope"):
+        select(_dataset(), TINY, folds=2, choices=["nope"])
+
+
+def test_the_card_points_at_the_table() -> None:
+    entry = card_entry(SHIPPED)
+    assert entry["table"] == TABLE and entry["departs_from"] == []
+    assert entry["chosen"] == {"leaves": 15, "tuning_repeat": 5, "mined": True, "typed": True, "groups": list(GROUPS)}
+    assert card_entry(Configuration(drop_groups=("roles",)))["departs_from"] == ["groups"]
+    assert (Path(__file__).resolve().parents[3] / TABLE).parent.name == "ranker-selection"
+
+
+def test_the_cli_runs_the_grid_on_saved_features(tmp_path: Path) -> None:
+    saved = tmp_path / "d.npz"
+    _dataset().save(saved)
+    out = tmp_path / "selection"
+    args = ["train", "ranker", "--dataset", str(saved), "--cv", "2", "--cv-out", str(out), "--cv-choice", "leaves",
+            "--cv-workers", "1", "--seed", "5"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    saved_json = json.loads((out / "selection.json").read_text(encoding="utf-8"))
+    assert [c["name"] for c in saved_json["choices"]] == ["leaves"]
+    assert "**15** (chosen)" in result.output and (out / "selection.md").read_text(encoding="utf-8") in result.output
+    refused = CliRunner().invoke(cli, ["train", "ranker", "--dataset", str(saved), "--cv", "2", "--cv-out", str(out),
+                                       "--drop-group", "roles"])
+    assert refused.exit_code == 2 and "--drop-group" in refused.output
