@@ -147,8 +147,8 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
     save_model(folder, booster, features, name=name, params=params, metrics=metrics,
                data={"queries": sources, "skipped_without_relevant_candidate": dict(dataset.skipped),
                      "failed": len(dataset.failed), "dropped_groups": list(drop), "tuning_repeat": tuning_repeat,
-                     "selection": card_entry(Configuration(params.leaves, tuning_repeat, not no_mined,
-                                                           typed_per_kind != 0, tuple(drop))),
+                     "selection": card_entry(Configuration(params.leaves, 0 if no_tuning else tuning_repeat,
+                                                           not no_mined, typed_per_kind != 0, tuple(drop))),
                      "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])})
     click.echo(f"{folder}: {metrics['trees']} trees on {sum(sources.values())} queries {sources}; validation "
                f"MAP {metrics.get('valid', {}).get('MAP', 'n/a')} (reduced-query BM25 "

@@ -204,7 +204,11 @@ def select(dataset: Dataset, params: RankerParams | None = None, *, folds: int =
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(workers, mp_context=context) as pool, \
                 ThreadPoolExecutor(len(configurations)) as threads:
-            variants = list(threads.map(lambda c: run(c, pool), configurations))
+            try:
+                variants = list(threads.map(lambda c: run(c, pool), configurations))
+            except BaseException:  # a failed fit or Ctrl-C: the fits not started are dropped, not waited for
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     else:
         variants = [run(c, None) for c in configurations]
     shipped, rest = variants[0], iter(variants[1:])
