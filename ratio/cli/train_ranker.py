@@ -1,17 +1,23 @@
 """``ratio train ranker``: the learned ranker (LightGBM LambdaRank) from tuning qrels and mined citation queries.
 
 Each ``--corpus PREFIX=BENCHMARK`` names an index prefix and the benchmark whose judgments it holds; that
-benchmark's tuning split (search/evaluate/splits/) gives labelled queries and the corpus's own citation graph
-gives mined ones. Reported queries are never read: the split file names the tuning ids, and mined queries are
-guarded against every non-tuning query text. The model folder (``model.txt`` + ``card.json``) is what
-``RATIO_RANKER`` / ``ratio search --ranker`` load; ``--out search/ranking/model`` rebuilds the shipped default.
+benchmark's tuning split (search/evaluate/splits/) gives labelled queries and the corpus's own citation graph and
+metadata give mined ones (``--corpus PREFIX`` alone: mined ones only, for a corpus without labels). Reported
+queries are never read: the split file names the tuning ids. Every query of every benchmark's query files is
+guarded: a judgment holding one is never a training query, label or candidate. The training set is written
+(``training/ranker/dataset.npz`` under the data directory, or ``--save-dataset``) with a manifest of every query,
+its style, its label source and what was excluded; the same command gives the same set and the same model. The
+model folder (``model.txt`` + ``card.json``) is what ``RATIO_RANKER`` / ``ratio search --ranker`` load;
+``--out search/ranking/model`` rebuilds the shipped default.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -32,13 +38,23 @@ from search.training.selection import CHOICES, SHIPPED, Configuration, card_entr
 from search.training.typed import KINDS
 
 
-def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]:
-    """``PREFIX=BENCHMARK`` as a corpus with its tuning queries, and the benchmark's non-tuning texts (guarded)."""
+def _corpus(ctx: Context, spec: str, data: Path, split: str = "tuning") -> CorpusSpec:
+    """``PREFIX=BENCHMARK`` as a corpus with its benchmark's tuning queries (``split="all"``: every judged query,
+    for ``--cv`` only); ``PREFIX`` alone as a corpus with no labelled queries (its citation graph and metadata)."""
     prefix, sep, benchmark = spec.partition("=")
-    if not sep or benchmark not in BENCHMARKS or BENCHMARKS[benchmark][2] != "judgments":
+    if sep and (benchmark not in BENCHMARKS or BENCHMARKS[benchmark][2] != "judgments"):
         precedent = ", ".join(b for b, v in BENCHMARKS.items() if v[2] == "judgments")
-        raise click.BadParameter(f"{spec!r}: expected PREFIX=BENCHMARK with BENCHMARK one of {precedent}",
+        raise click.BadParameter(f"{spec!r}: expected PREFIX or PREFIX=BENCHMARK with BENCHMARK one of {precedent}",
                                  param_hint="--corpus")
+    layout = IndexLayout(prefix)
+    aliases = layout.aliases()
+    client = ctx.client()
+    if not client.indices.exists_alias(name=aliases["judgments"]):
+        raise click.ClickException(f"no index with prefix {prefix!r}: index the corpus first (ratio --prefix "
+                                   f"{prefix} index PATH)")
+    encoder, _ = search_encoders(client, aliases, None)
+    if not sep:
+        return CorpusSpec(prefix, aliases, encoder)
     tuning = split_queries(benchmark, "tuning")
     if tuning is None:
         raise click.BadParameter(f"{benchmark} has no split file: its tuning queries are unknown",
@@ -46,23 +62,41 @@ def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]
     queries_file, qrels_file, _ = BENCHMARKS[benchmark]
     qrels = read_qrels(data / qrels_file)
     queries, _ = judged(read_queries(data / queries_file), qrels)
-    layout = IndexLayout(prefix)
-    aliases = layout.aliases()
-    client = ctx.client()
-    if not client.indices.exists_alias(name=aliases["judgments"]):
-        raise click.ClickException(f"no index with prefix {prefix!r}: index {benchmark}'s corpus first")
-    encoder, _ = search_encoders(client, aliases, None)
-    labelled = labelled_queries(queries, qrels, tuning, prefix, f"{benchmark}-tuning")
-    guarded = [q.text for q in queries if q.qid not in tuning]
+    keep = frozenset(q.qid for q in queries) if split == "all" else tuning
+    labelled = labelled_queries(queries, qrels, keep, prefix, f"{benchmark}-{split}")
     typed = packaged(benchmark)
     held = held_keys([load(typed)]) if typed is not None and (typed / "queries.jsonl").is_file() else frozenset()
-    return CorpusSpec(prefix, aliases, encoder, labelled, held), guarded
+    return CorpusSpec(prefix, aliases, encoder, labelled, held, labels=f"qrels: {qrels_file} ({split} queries)")
+
+
+def guarded_texts(data: Path) -> tuple[dict[str, str], dict[str, int]]:
+    """Every query of every benchmark's query files under ``data``, judged here or not, tuning or reported (the
+    guard's texts, named ``FILE:QID``), and how many each file gave. Read before anything is judged, so a query
+    without relevance judgments in this checkout is guarded too."""
+    texts: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    for queries_file in sorted({v[0] for v in BENCHMARKS.values()}):
+        path = data / queries_file
+        if not path.exists():
+            continue
+        try:
+            queries = read_queries(path)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
+        counts[queries_file] = len(queries)
+        texts.update({f"{queries_file}:{q.qid}": q.text for q in queries})
+    return texts, counts
+
+
+def _manifest_of(dataset_path: Path) -> Path:
+    return dataset_path.with_name(dataset_path.stem + ".manifest.json")
 
 
 @click.command("ranker")
-@click.option("--corpus", "corpora", multiple=True, metavar="PREFIX=BENCHMARK",
-              help="An index prefix and the benchmark it holds (repeatable; default: the --prefix index with "
-                   "aila-precedents).")
+@click.option("--corpus", "corpora", multiple=True, metavar="PREFIX[=BENCHMARK]",
+              help="An index prefix and the benchmark it holds, or PREFIX alone for a corpus without labelled "
+                   "queries (its citation graph and metadata only); repeatable; default: the --prefix index with "
+                   "aila-precedents.")
 @data_option()
 @click.option("--mined", default=250, show_default=True, help="Mined queries per style (document, facts) per corpus.")
 @click.option("--typed", "typed_per_kind", default=150, show_default=True,
@@ -70,12 +104,16 @@ def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]
                    "per corpus; 0 leaves them out (an ablation).")
 @click.option("--no-tuning", is_flag=True, help="Leave out the benchmarks' labelled tuning queries (an ablation).")
 @click.option("--no-mined", is_flag=True, help="Leave out the mined queries (an ablation).")
+@click.option("--mined-from", "mined_from", multiple=True, metavar="PREFIX",
+              help="Keep only the mined queries of these corpora (repeatable; with --no-tuning: a model trained "
+                   "on one corpus's citation graph and metadata alone, for the transfer table).")
 @click.option("--drop-group", "drop", multiple=True, type=click.Choice(GROUPS),
               help="Train without this feature group (repeatable; an ablation).")
 @click.option("--dataset", "datasets", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Train on saved features (from --save-dataset) instead of computing them (repeatable).")
 @click.option("--save-dataset", type=click.Path(dir_okay=False, path_type=Path),
-              help="Keep the computed features in this .npz, for ablations without recomputing.")
+              help="Where the computed training set goes (default: training/ranker/dataset.npz under the data "
+                   "directory), with its manifest beside it (dataset.manifest.json); --dataset reads it back.")
 @click.option("--tuning-repeat", default=SHIPPED.tuning_repeat, show_default=True,
               help="Repeat each labelled tuning query this many times (weighs them against the mined ones; chosen "
                    "by cross-validation, --cv).")
@@ -91,17 +129,25 @@ def _corpus(ctx: Context, spec: str, data: Path) -> tuple[CorpusSpec, list[str]]
                    "under the data directory).")
 @click.option("--cv-workers", default=2, show_default=True, type=click.IntRange(min=1),
               help="With --cv: processes fitting folds side by side (a fit is single-threaded; same scores).")
+@click.option("--split", type=click.Choice(["tuning", "all"]), default="tuning", show_default=True,
+              help="Which judged queries of each --corpus benchmark are labelled: its tuning split, or all (tuning "
+                   "and reported; only with --cv and only the shipped configuration: the cross-validated figure "
+                   "over a whole benchmark, each query scored by a model that never saw it; no model is written).")
 @click.option("--seed", default=13, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Model folder (default: models/ranker under the data directory).")
 @click.option("--name", default="ratio-ranker", show_default=True, help="The model's name on its card.")
 @click.pass_obj
 def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int, typed_per_kind: int,
-                 no_tuning: bool, no_mined: bool,
+                 no_tuning: bool, no_mined: bool, mined_from: tuple[str, ...],
                  drop: tuple[str, ...], datasets: tuple[Path, ...], save_dataset: Path | None, tuning_repeat: int,
-                 cv_folds: int | None, cv_choices: tuple[str, ...], cv_out: Path | None, cv_workers: int, seed: int,
-                 out: Path | None, name: str) -> None:
+                 cv_folds: int | None, cv_choices: tuple[str, ...], cv_out: Path | None, cv_workers: int, split: str,
+                 seed: int, out: Path | None, name: str) -> None:
     """Train the learned ranker and write its model folder with a card (features, data, seed, metrics)."""
+    if split == "all" and not cv_folds:
+        raise click.UsageError("--split all labels reported queries: it only cross-validates (--cv K); a model is "
+                               "never trained on them")
+    provenance: dict[str, Any] = {}
     if datasets:
         dataset = Dataset()
         for path in datasets:
@@ -109,21 +155,37 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                 dataset.extend(Dataset.load(path))
             except (OSError, ValueError, KeyError) as exc:
                 raise click.ClickException(f"{path}: {exc}") from exc
+            if _manifest_of(path).is_file():  # the exclusions the card lists come from the build's manifest
+                manifest = json.loads(_manifest_of(path).read_text(encoding="utf-8"))
+                provenance.setdefault("excluded", []).append(manifest.get("excluded"))
+                provenance.setdefault("guarded", []).append(manifest.get("guarded"))
+        provenance["dataset"] = {"files": [str(p) for p in datasets], "digest": dataset.digest()}
     else:
-        specs, guarded = [], []
-        for spec in corpora or (f"{ctx.prefix}=aila-precedents",):
-            corpus, texts = _corpus(ctx, spec, data)
-            specs.append(corpus)
-            guarded += texts
+        texts, counts = guarded_texts(data)
+        if not texts:
+            click.echo(f"no benchmark query file under {data}: no benchmark query is guarded", err=True)
+        specs = [_corpus(ctx, spec, data, split) for spec in corpora or (f"{ctx.prefix}=aila-precedents",)]
         with Progress(TextColumn("features"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=Console(stderr=True)) as bar:
             typed = {} if no_mined else dict.fromkeys(KINDS, typed_per_kind)
             total = sum(len(c.tuning) for c in specs) + (2 * mined + sum(typed.values())) * len(specs)
             task = bar.add_task("features", total=total)
-            dataset = build_dataset(ctx.client(), specs, mined_per_style=0 if no_mined else mined, guarded=guarded,
-                                    seed=seed, typed=typed, progress=lambda _: bar.advance(task))
-        if save_dataset:
-            dataset.save(save_dataset)
+            built = build_dataset(ctx.client(), specs, mined_per_style=0 if no_mined else mined, guarded=texts,
+                                  seed=seed, typed=typed, progress=lambda _: bar.advance(task))
+        dataset = built.dataset
+        path = save_dataset or settings.home_dir() / "training" / "ranker" / (
+            "dataset.npz" if split == "tuning" else f"dataset-{split}.npz")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        dataset.save(path)
+        manifest = {"command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:]), "seed": seed,
+                    "corpora": list(corpora), "guarded": counts, **built.manifest()}
+        _manifest_of(path).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        click.echo(f"training set: {path} ({len(dataset.qids)} queries; manifest {_manifest_of(path)}); "
+                   f"{sum(len(h) for h in built.holders.values())} judgments hold one of {len(texts)} guarded "
+                   f"benchmark queries and are kept out", err=True)
+        provenance = {"dataset": {"files": [str(path)], "digest": manifest["dataset_digest"],
+                                  "manifest": str(_manifest_of(path))},
+                      "guarded": counts, "excluded": built.excluded()}
     if typed_per_kind == 0:  # also for saved features: the typed queries left out (an ablation)
         typed_sources = {f"mined-{kind}" for kind in KINDS}
         dataset = dataset.subset(lambda i: dataset.sources[i] not in typed_sources)
@@ -131,11 +193,17 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
         dataset = dataset.subset(lambda i: dataset.sources[i].startswith("mined"))
     if no_mined:
         dataset = dataset.subset(lambda i: not dataset.sources[i].startswith("mined"))
+    if mined_from:  # a mined query's id starts with its corpus's prefix (PREFIX:style:judgment)
+        dataset = dataset.subset(lambda i: not dataset.sources[i].startswith("mined")
+                                 or dataset.qids[i].split(":", 1)[0] in mined_from)
     if not dataset.qids:
         raise click.ClickException("no training query has a relevant judgment among its candidates")
+    if not cv_folds and any(s.endswith("-all") for s in dataset.sources):
+        raise click.UsageError("this training set labels reported queries (--split all): it only cross-validates "
+                               "(--cv K)")
     sources = {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))}
     if cv_folds:  # the grid takes the queries as built: it drops and repeats them itself, per variant
-        _select(dataset, cv_folds, cv_choices, cv_out, cv_workers, seed,
+        _select(dataset, cv_folds, () if split == "all" else cv_choices or None, cv_out, cv_workers, seed,
                 {"--no-tuning": no_tuning, "--no-mined": no_mined, "--typed 0": typed_per_kind == 0,
                  "--drop-group": bool(drop), "--tuning-repeat": tuning_repeat != SHIPPED.tuning_repeat})
         return
@@ -145,7 +213,8 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
     booster, features, metrics = fit(dataset, params, drop_groups=drop)
     folder = out or settings.home_dir() / "models" / "ranker"
     save_model(folder, booster, features, name=name, params=params, metrics=metrics,
-               data={"queries": sources, "skipped_without_relevant_candidate": dict(dataset.skipped),
+               data={**provenance, "queries": sources,
+                     "skipped_without_relevant_candidate": dict(dataset.skipped),
                      "failed": len(dataset.failed), "dropped_groups": list(drop), "tuning_repeat": tuning_repeat,
                      "selection": card_entry(Configuration(params.leaves, 0 if no_tuning else tuning_repeat,
                                                            not no_mined, typed_per_kind != 0, tuple(drop))),
@@ -155,7 +224,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                f"{metrics.get('valid_bm25_long', {}).get('MAP', 'n/a')})")
 
 
-def _select(dataset: Dataset, folds: int, choices: tuple[str, ...], out: Path | None, workers: int, seed: int,
+def _select(dataset: Dataset, folds: int, choices: tuple[str, ...] | None, out: Path | None, workers: int, seed: int,
             ablations: dict[str, bool]) -> None:
     """``--cv``: the selection table of every choice (search.training.selection), printed and written."""
     given = [flag for flag, on in ablations.items() if on]
@@ -163,11 +232,11 @@ def _select(dataset: Dataset, folds: int, choices: tuple[str, ...], out: Path | 
         raise click.UsageError(f"--cv judges each choice itself (--cv-choice NAME picks some): leave out "
                                f"{', '.join(given)}")
     command = "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    variants = 1 + sum(len(c.alternatives) for c in CHOICES if not choices or c.name in choices)
+    variants = 1 + sum(len(c.alternatives) for c in CHOICES if choices is None or c.name in choices)
     with Progress(TextColumn("cross-validation"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True)) as bar:
         task = bar.add_task("variants", total=variants)
-        selection = select(dataset, RankerParams(seed=seed), folds=folds, seed=seed, choices=choices or None,
+        selection = select(dataset, RankerParams(seed=seed), folds=folds, seed=seed, choices=choices,
                            workers=workers, command=command, progress=lambda _: bar.advance(task))
     table, data = write_selection(selection, out or settings.home_dir() / "training" / "ranker" / "selection")
     click.echo(markdown(selection))

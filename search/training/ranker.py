@@ -10,6 +10,7 @@ and for the card's metrics.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import random
 from collections import Counter
@@ -55,17 +56,41 @@ class Dataset:
     labels: list[np.ndarray] = field(default_factory=list)
     skipped: Counter = field(default_factory=Counter)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    # each query's count of relevant judgments, among its candidates or not (empty: only the candidates' labels
+    # are known): average precision divides by it, so a relevant judgment the candidates miss counts as missed
+    relevant: list[int] = field(default_factory=list)
+
+    def totals(self) -> list[int]:
+        """Each query's number of relevant judgments (its candidates' labels where the count was not kept)."""
+        if len(self.relevant) == len(self.qids):
+            return list(self.relevant)
+        return [int(labels.sum()) for labels in self.labels]
 
     def add(self, query: TrainingQuery, ids: Sequence[str], values: np.ndarray) -> None:
         labels = np.array([1 if d in query.relevant else 0 for d in ids], dtype=np.int32)
         if labels.sum() == 0:
             self.skipped[query.source] += 1
             return
+        if len(self.relevant) != len(self.qids):
+            self.relevant = self.totals()
+        self.relevant.append(len(query.relevant))
         self.qids.append(query.qid)
         self.sources.append(query.source)
         self.ids.append(tuple(ids))
         self.values.append(values)
         self.labels.append(labels)
+
+    def digest(self) -> str:
+        """SHA-256 of the dataset's content (queries, sources, candidates, features, labels), not of its file: a
+        ``.npz`` holds zip timestamps, so two identical builds give different bytes but the same digest."""
+        sha = hashlib.sha256()
+        for qid, source, ids, values, labels in zip(self.qids, self.sources, self.ids, self.values, self.labels,
+                                                    strict=True):
+            sha.update("\x1f".join([qid, source, *ids]).encode("utf-8"))
+            sha.update(np.ascontiguousarray(values, dtype=np.float32).tobytes())
+            sha.update(np.ascontiguousarray(labels, dtype=np.int32).tobytes())
+        sha.update(np.array(self.totals(), dtype=np.int64).tobytes())
+        return sha.hexdigest()
 
     def save(self, path: Path) -> None:
         """One ``.npz`` of plain arrays (rows of all queries stacked, with each query's row count): loadable
@@ -76,7 +101,7 @@ class Dataset:
         np.savez_compressed(path, qids=np.array(self.qids, dtype=str), sources=np.array(self.sources, dtype=str),
                             ids=np.array(["\t".join(i) for i in self.ids], dtype=str), sizes=sizes,
                             values=values.astype(np.float32), labels=labels.astype(np.int32),
-                            features=np.array(FEATURES, dtype=str))
+                            relevant=np.array(self.totals(), dtype=np.int64), features=np.array(FEATURES, dtype=str))
 
     @classmethod
     def load(cls, path: Path) -> Dataset:
@@ -100,10 +125,12 @@ class Dataset:
             return out
 
         return cls(list(map(str, data["qids"])), list(map(str, data["sources"])),
-                   [tuple(str(i).split("\t")) for i in data["ids"]], [columns(v) for v in values], labels)
+                   [tuple(str(i).split("\t")) for i in data["ids"]], [columns(v) for v in values], labels,
+                   relevant=[int(r) for r in data["relevant"]] if "relevant" in data else [])
 
     def extend(self, other: Dataset) -> None:
         """Append ``other``'s queries (and its skipped and failed counts)."""
+        self.relevant = self.totals() + other.totals()
         self.qids += other.qids
         self.sources += other.sources
         self.ids += other.ids
@@ -126,8 +153,10 @@ class Dataset:
 
     def subset(self, keep: Callable[[int], bool]) -> Dataset:
         out = Dataset(skipped=Counter(self.skipped))
+        totals = self.totals()
         for i in range(len(self.qids)):
             if keep(i):
+                out.relevant.append(totals[i])
                 out.qids.append(self.qids[i])
                 out.sources.append(self.sources[i])
                 out.ids.append(self.ids[i])
@@ -172,16 +201,17 @@ def _matrix(dataset: Dataset, columns: Sequence[int]) -> tuple[np.ndarray, np.nd
 
 
 def _map(dataset: Dataset, scores: Sequence[np.ndarray]) -> dict[str, float]:
-    """Mean average precision and nDCG@10 over the dataset's queries (candidates only, as ranked)."""
+    """Mean average precision and nDCG@10 over the dataset's queries, as their candidates are ranked, each over
+    all of the query's relevant judgments (one the candidates miss is missed, as in the benchmarks' scoring)."""
     aps, ndcgs = [], []
-    for labels, score in zip(dataset.labels, scores, strict=True):
+    for labels, score, relevant in zip(dataset.labels, scores, dataset.totals(), strict=True):
         order = np.argsort(-score, kind="stable")
         ranked = labels[order]
         hits = np.cumsum(ranked)
-        total = ranked.sum()
+        total = max(relevant, int(ranked.sum()))
         aps.append(float((hits[ranked > 0] / (np.nonzero(ranked)[0] + 1)).sum() / total) if total else 0.0)
         gains = ranked[:10] / np.log2(np.arange(2, min(len(ranked), 10) + 2))
-        ideal = np.sort(labels)[::-1][:10] / np.log2(np.arange(2, min(len(labels), 10) + 2))
+        ideal = np.ones(min(total, 10)) / np.log2(np.arange(2, min(total, 10) + 2))
         ndcgs.append(float(gains.sum() / ideal.sum()) if ideal.sum() else 0.0)
     return {"MAP": round(float(np.mean(aps)), 4) if aps else 0.0,
             "nDCG@10": round(float(np.mean(ndcgs)), 4) if ndcgs else 0.0}
