@@ -59,3 +59,22 @@ def test_the_command_gives_the_same_training_set_and_model_twice(opensearch_sett
     assert card["data"]["excluded"]["guarded_benchmark_queries"] == 250
     assert card["data"]["guarded"] == first["guarded"]
     assert sum(card["data"]["queries"].values()) == len(kept)
+
+
+def test_reported_queries_only_ever_cross_validate(tmp_path: Path) -> None:
+    """``--split all`` labels reported queries: it is refused for a model, and so is a training set built with it."""
+    import numpy as np
+
+    from search.ranking.features import FEATURES
+    from search.training.ranker import Dataset
+
+    refused = CliRunner().invoke(cli, ["train", "ranker", "--split", "all", "--out", str(tmp_path / "m")])
+    assert refused.exit_code == 2 and "only cross-validates" in refused.output
+    values = np.zeros((3, len(FEATURES)), dtype=np.float32)
+    saved = Dataset(["AILA_Q2"], ["aila-precedents-all"], [("C1", "C2", "C3")], [values],
+                    [np.array([1, 0, 0], dtype=np.int32)])
+    saved.save(tmp_path / "all.npz")
+    again = CliRunner().invoke(cli, ["train", "ranker", "--dataset", str(tmp_path / "all.npz"), "--out",
+                                     str(tmp_path / "m")])
+    assert again.exit_code == 2 and "only cross-validates" in again.output
+    assert not (tmp_path / "m").exists()
