@@ -101,7 +101,8 @@ class Dataset:
         np.savez_compressed(path, qids=np.array(self.qids, dtype=str), sources=np.array(self.sources, dtype=str),
                             ids=np.array(["\t".join(i) for i in self.ids], dtype=str), sizes=sizes,
                             values=values.astype(np.float32), labels=labels.astype(np.int32),
-                            relevant=np.array(self.totals(), dtype=np.int64), features=np.array(FEATURES, dtype=str))
+                            relevant=np.array(self.totals(), dtype=np.int64), features=np.array(FEATURES, dtype=str),
+                            skipped=np.array(json.dumps(dict(sorted(self.skipped.items())))))
 
     @classmethod
     def load(cls, path: Path) -> Dataset:
@@ -126,6 +127,7 @@ class Dataset:
 
         return cls(list(map(str, data["qids"])), list(map(str, data["sources"])),
                    [tuple(str(i).split("\t")) for i in data["ids"]], [columns(v) for v in values], labels,
+                   skipped=Counter(json.loads(str(data["skipped"]))) if "skipped" in data else Counter(),
                    relevant=[int(r) for r in data["relevant"]] if "relevant" in data else [])
 
     def extend(self, other: Dataset) -> None:

@@ -137,6 +137,9 @@ class Selection:
     choices: tuple[tuple[Choice, tuple[Variant, ...]], ...]  # each choice with its alternatives, in order
     command: str = ""
     notes: tuple[str, ...] = field(default=())
+    # labelled queries without a relevant judgment among their candidates: not in the dataset, so not scored; a
+    # benchmark scores them 0, so the table gives each source's MAP with them counted as 0 too
+    unscored: dict[str, int] = field(default_factory=dict)
 
     def rows(self) -> list[tuple[Choice, Any, Variant]]:
         """Each choice's shipped row (one shared cross-validation) and its alternatives, as the table lists them."""
@@ -149,7 +152,8 @@ class Selection:
     def to_json(self) -> dict[str, Any]:
         shipped_map = self.shipped.held_out.get("all", {}).get("MAP", 0.0)
         return {"folds": self.folds, "seed": self.seed, "command": self.command, "params": asdict(self.params),
-                "queries": self.queries, "shipped": _variant_json(self.shipped), "notes": list(self.notes),
+                "queries": self.queries, "unscored": self.unscored, "shipped": _variant_json(self.shipped),
+                "notes": list(self.notes),
                 "choices": [{"name": c.name, "question": c.question, "shipped": c.label(c.shipped),
                              "rows": [{"value": c.label(value), "chosen": variant is self.shipped,
                                        "delta_map": round(variant.held_out.get("all", {}).get("MAP", 0.0)
@@ -164,14 +168,17 @@ def _variant_json(variant: Variant) -> dict[str, Any]:
             "held_out": variant.held_out}
 
 
+SHIPPED_ONLY = Choice("shipped", "leaves", "the shipped configuration alone (no choice judged)", ())
+
+
 NOTES = (
     "Each alternative is the shipped configuration with that one choice changed; the shipped configuration is "
     "cross-validated once and its row repeats under each choice.",
     "Every variant is judged on the same folds of the same labelled tuning queries; a fold's queries (and their "
     "copies) are never in its training, the mined queries are in training in every fold and never scored.",
-    "MAP and nDCG@10 are over each query's saved candidates (a relevant judgment outside them does not count), "
-    "the mean over the held-out queries; within a fold, a seeded fifth of the training queries is held back for "
-    "early stopping, as in the shipped training.",
+    "MAP and nDCG@10 rank each query's saved candidates and count all of its relevant judgments (one outside the "
+    "candidates is missed, as in the benchmarks' scoring), the mean over the held-out queries; within a fold, a "
+    "seeded fifth of the training queries is held back for early stopping, as in the shipped training.",
     "The candidate depth (1,000 per query) is not re-judged here: saved features hold one depth's candidates, so "
     "another depth needs its features computed again (docs/evaluation.md gives that comparison).",
 )
@@ -214,7 +221,8 @@ def select(dataset: Dataset, params: RankerParams | None = None, *, folds: int =
     shipped, rest = variants[0], iter(variants[1:])
     grouped = tuple((c, tuple(next(rest) for _ in c.alternatives)) for c in picked)
     return Selection(folds, seed, params, {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))},
-                     shipped, grouped, command, NOTES)
+                     shipped, grouped, command, NOTES,
+                     {s: n for s, n in sorted(dataset.skipped.items()) if labelled(s) and n})
 
 
 def markdown(selection: Selection) -> str:
@@ -222,7 +230,8 @@ def markdown(selection: Selection) -> str:
     sources = selection.sources()
     labelled_queries = {s: n for s, n in selection.queries.items() if labelled(s)}
     mined = {s: n for s, n in selection.queries.items() if not labelled(s)}
-    lines = [f"# Ranker selection: {selection.folds}-fold cross-validation over the tuning queries", ""]
+    kinds = "every judged query" if any(s.endswith("-all") for s in labelled_queries) else "the tuning queries"
+    lines = [f"# Ranker selection: {selection.folds}-fold cross-validation over {kinds}", ""]
     if selection.command:
         lines += ["```", selection.command, "```", ""]
     lines += [f"{selection.folds} folds (seed {selection.seed}) over {sum(labelled_queries.values())} labelled "
@@ -234,7 +243,8 @@ def markdown(selection: Selection) -> str:
     header += [f"{m} {s}" for s in sources for m in ("MAP", "nDCG@10")]
     lines += ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]
     shipped_map = selection.shipped.held_out.get("all", {}).get("MAP", 0.0)
-    for choice, value, variant in selection.rows():
+    rows = selection.rows() or [(SHIPPED_ONLY, "shipped", selection.shipped)]
+    for choice, value, variant in rows:
         chosen = variant is selection.shipped
         label = f"**{choice.label(value)}** (chosen)" if chosen else choice.label(value)
         all_ = variant.held_out.get("all", {})
@@ -245,6 +255,13 @@ def markdown(selection: Selection) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Held-out queries per source: " + _counts(
         {s: int(selection.shipped.held_out[s]["queries"]) for s in sources}) + ".", ""]
+    for source, count in selection.unscored.items():
+        held = selection.shipped.held_out.get(source, {})
+        if held:
+            scored = int(held["queries"])
+            lines += [f"{source}: {count} more labelled queries have no relevant judgment among their candidates "
+                      f"and are not in the table; counted as 0, the chosen configuration's MAP over all "
+                      f"{scored + count} is {held['MAP'] * scored / (scored + count):.4f}.", ""]
     lines += [f"- {note}" for note in selection.notes]
     return "\n".join(lines) + "\n"
 

@@ -164,3 +164,20 @@ def test_the_cli_runs_the_grid_on_saved_features(tmp_path: Path) -> None:
     refused = CliRunner().invoke(cli, ["train", "ranker", "--dataset", str(saved), "--cv", "2", "--cv-out", str(out),
                                        "--drop-group", "roles"])
     assert refused.exit_code == 2 and "--drop-group" in refused.output
+
+
+def test_the_shipped_configuration_alone_is_a_table_that_counts_the_unscored(tmp_path: Path) -> None:
+    """``--split all`` judges no choice: the table still has the shipped row, and labelled queries without a relevant
+    candidate (not in the dataset) are counted as 0 in a MAP over all of them, as a benchmark would; a saved
+    dataset keeps those counts."""
+    dataset = _dataset()
+    dataset.skipped["irled-tuning"] += 6
+    dataset.save(tmp_path / "d.npz")
+    again = Dataset.load(tmp_path / "d.npz")
+    assert again.skipped == dataset.skipped and again.totals() == dataset.totals()
+    alone = select(again, TINY, folds=2, seed=5, choices=())
+    assert alone.choices == () and alone.unscored == {"irled-tuning": 6}
+    table = markdown(alone)
+    held = alone.shipped.held_out["irled-tuning"]
+    assert "| shipped | **shipped** (chosen) |" in table
+    assert f"over all 30 is {held['MAP'] * 24 / 30:.4f}" in table
