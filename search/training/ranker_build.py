@@ -69,6 +69,7 @@ class Built:
     holders: dict[str, dict[str, str]] = field(default_factory=dict)  # corpus -> judgment id -> guarded text
     guarded: int = 0
     unlabelled: Counter = field(default_factory=Counter)  # source -> queries left without a relevant judgment
+    dropped: list[TrainingQuery] = field(default_factory=list)  # those queries themselves, for the manifest
     label_sources: dict[str, str] = field(default_factory=dict)  # source -> where its labels come from
 
     def manifest(self) -> dict[str, Any]:
@@ -77,8 +78,10 @@ class Built:
         kept = set(self.dataset.qids)
         failed = dict(self.dataset.failed)
         rows = []
-        for q in self.queries:
+        dropped = {q.qid for q in self.dropped}
+        for q in [*self.queries, *self.dropped]:
             status = "kept" if q.qid in kept else f"failed: {failed[q.qid]}" if q.qid in failed else \
+                "every relevant judgment holds a benchmark query" if q.qid in dropped else \
                 "no relevant judgment among its candidates"
             rows.append({"qid": q.qid, "corpus": q.corpus, "source": q.source,
                          "labels": self.label_sources.get(q.source, ""), "relevant": len(q.relevant),
@@ -121,15 +124,16 @@ def typed_training(client: OpenSearch, corpus: CorpusSpec, cites: Mapping[str, S
     return [TrainingQuery(q.qid, q.text, q.relevant, corpus.prefix, f"mined-{q.kind}", q.exclude) for q in found]
 
 
-def _without(queries: Iterable[TrainingQuery], refused: Mapping[str, str], unlabelled: Counter) -> list[TrainingQuery]:
+def _without(queries: Iterable[TrainingQuery], refused: Mapping[str, str], built: Built) -> list[TrainingQuery]:
     """The queries with the refused judgments out of their labels and their candidates; a query left without a
-    relevant judgment is dropped (and counted)."""
+    relevant judgment is dropped (counted and kept on ``built`` for the manifest)."""
     out = []
     gone = tuple(refused)
     for query in queries:
         relevant = query.relevant - refused.keys()
         if not relevant:
-            unlabelled[query.source] += 1
+            built.unlabelled[query.source] += 1
+            built.dropped.append(query)
             continue
         out.append(replace(query, relevant=frozenset(relevant), exclude=(*query.exclude, *gone)))
     return out
@@ -152,7 +156,7 @@ def build_dataset(client: OpenSearch, corpora: Sequence[CorpusSpec], *, mined_pe
                              skip=corpus.held | refused.keys()) if mined_per_style > 0 else []
         if typed and any(typed.values()):
             mined += typed_training(client, corpus, graph.cites, counts=typed, seed=seed, refused=refused)
-        queries = _without([*corpus.tuning, *mined], refused, built.unlabelled)
+        queries = _without([*corpus.tuning, *mined], refused, built)
         built.queries += queries
         built.label_sources.update({q.source: corpus.labels for q in corpus.tuning})
         ranker = Ranker(client, corpus.aliases, None, graph=graph)  # features only: no model needed

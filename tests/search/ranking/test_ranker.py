@@ -152,6 +152,9 @@ def test_a_judgment_holding_a_benchmark_query_is_never_a_query_label_or_candidat
     assert built.holders == {"t": {CITED: "bench:Q1"}}
     assert built.unlabelled["mined-document"] == 1 and not built.dataset.qids
     assert all(CITED not in q.relevant and CITED in q.exclude for q in built.queries)
-    excluded = built.manifest()["excluded"]
+    manifest = built.manifest()
+    assert {row["status"] for row in manifest["queries"] if row["source"] == "mined-document"} == {
+        "every relevant judgment holds a benchmark query"}
+    excluded = manifest["excluded"]
     assert excluded["judgments_holding_a_benchmark_query"] == {"t": {CITED: "bench:Q1"}}
     assert excluded["guarded_benchmark_queries"] == 1
