@@ -43,3 +43,12 @@ def test_every_failover_test_that_starts_or_kills_a_node_is_in_the_cluster_tier(
 def test_the_cluster_marker_comes_from_the_conftest_not_by_hand() -> None:
     by_hand = [path.name for path in FAILOVER.glob("*.py") if "mark.cluster" in path.read_text()]
     assert by_hand == [], f"the conftest marks the cluster tier by fixture (FIXTURE_TIERS): remove it from {by_hand}"
+
+
+def test_every_test_module_has_a_basename_of_its_own() -> None:
+    """The suite imports test modules by basename (rootdir-relative, no package for each folder): two files named
+    alike stop the whole collection with "import file mismatch", which a run of one folder never shows."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted((REPO / "tests").rglob("test_*.py")):
+        seen.setdefault(path.name, []).append(str(path.relative_to(REPO)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
