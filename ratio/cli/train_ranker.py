@@ -34,7 +34,17 @@ from search.evaluate.typed import held_keys, load, packaged
 from search.ranking.features import GROUPS
 from search.training.ranker import Dataset, RankerParams, fit, save_model
 from search.training.ranker_build import CorpusSpec, build_dataset, labelled_queries
-from search.training.selection import CHOICES, SHIPPED, Configuration, card_entry, markdown, select, write_selection
+from search.training.selection import (
+    CHOICES,
+    SHIPPED,
+    TYPED_SOURCES,
+    Configuration,
+    card_entry,
+    labelled,
+    markdown,
+    select,
+    write_selection,
+)
 from search.training.typed import KINDS
 
 
@@ -187,14 +197,13 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                                   "manifest": str(_manifest_of(path))},
                       "guarded": counts, "excluded": built.excluded()}
     if typed_per_kind == 0:  # also for saved features: the typed queries left out (an ablation)
-        typed_sources = {f"mined-{kind}" for kind in KINDS}
-        dataset = dataset.subset(lambda i: dataset.sources[i] not in typed_sources)
+        dataset = dataset.subset(lambda i: dataset.sources[i] not in TYPED_SOURCES)
     if no_tuning:
-        dataset = dataset.subset(lambda i: dataset.sources[i].startswith("mined"))
+        dataset = dataset.subset(lambda i: not labelled(dataset.sources[i]))
     if no_mined:
-        dataset = dataset.subset(lambda i: not dataset.sources[i].startswith("mined"))
+        dataset = dataset.subset(lambda i: labelled(dataset.sources[i]))
     if mined_from:  # a mined query's id starts with its corpus's prefix (PREFIX:style:judgment)
-        dataset = dataset.subset(lambda i: not dataset.sources[i].startswith("mined")
+        dataset = dataset.subset(lambda i: labelled(dataset.sources[i])
                                  or dataset.qids[i].split(":", 1)[0] in mined_from)
     if not dataset.qids:
         raise click.ClickException("no training query has a relevant judgment among its candidates")
@@ -208,7 +217,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                  "--drop-group": bool(drop), "--tuning-repeat": tuning_repeat != SHIPPED.tuning_repeat})
         return
     if tuning_repeat > 1:
-        dataset = dataset.upweighted(lambda i: not dataset.sources[i].startswith("mined"), tuning_repeat)
+        dataset = dataset.upweighted(lambda i: labelled(dataset.sources[i]), tuning_repeat)
     params = RankerParams(seed=seed)
     booster, features, metrics = fit(dataset, params, drop_groups=drop)
     folder = out or settings.home_dir() / "models" / "ranker"

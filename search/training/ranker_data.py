@@ -84,12 +84,12 @@ def _facts(client: OpenSearch, chunks: str, judgment_id: str, max_words: int) ->
 
 
 def mine_queries(client: OpenSearch, aliases: dict[str, str], graph: CitationGraph, corpus: str, *,
-                 count: int, styles: Sequence[str] = ("document", "facts"), seed: int = 13,
-                 guard: Guard | None = None, min_facts_words: int = 80, max_facts_words: int = 600,
-                 min_relevant: int = 1, skip: Collection[str] = ()) -> list[TrainingQuery]:
+                 count: int, styles: Sequence[str] = ("document", "facts"), seed: int = 13, min_facts_words: int = 80,
+                 max_facts_words: int = 600, min_relevant: int = 1,
+                 skip: Collection[str] = ()) -> list[TrainingQuery]:
     """Up to ``count`` queries per style from judgments of ``corpus`` that cite other judgments of it, citing
-    judgments sampled with ``seed``; a judgment that ``guard`` says holds a guarded text, or that ``skip`` names
-    (a typed benchmark's), is skipped."""
+    judgments sampled with ``seed``; a judgment ``skip`` names (one holding a guarded benchmark query, see
+    :func:`holders`, or a typed benchmark's) is skipped."""
     citing = sorted(j for j, cited in graph.cites.items() if len(cited) >= min_relevant and j not in skip)
     random.Random(seed).shuffle(citing)
     found: dict[str, list[TrainingQuery]] = {style: [] for style in styles}
@@ -101,7 +101,7 @@ def mine_queries(client: OpenSearch, aliases: dict[str, str], graph: CitationGra
         for doc in docs["docs"]:
             text = str((doc.get("_source") or {}).get("text") or "")[:MAX_QUERY_CHARS]
             jid = doc["_id"]
-            if not text or (guard is not None and guard.holds(text)):
+            if not text:
                 continue
             relevant = frozenset(graph.cites[jid])
             for style in styles:

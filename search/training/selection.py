@@ -35,8 +35,8 @@ from search.ranking.features import GROUPS
 from search.training.ranker import Dataset, RankerParams, cross_validate
 from search.training.typed import KINDS
 
-__all__ = ["CHOICES", "SHIPPED", "TABLE", "Choice", "Configuration", "Selection", "Variant", "card_entry", "derive",
-           "select", "write_selection"]
+__all__ = ["CHOICES", "SHIPPED", "TABLE", "TYPED_SOURCES", "Choice", "Configuration", "Selection", "Variant",
+           "card_entry", "derive", "labelled", "select", "write_selection"]
 
 TABLE = "docs/eval/ranker-selection/selection.md"  # where the shipped choices' table lives in the repository
 TYPED_SOURCES = frozenset(f"mined-{kind}" for kind in KINDS)
