@@ -130,8 +130,9 @@ async def explain(params: Annotated[ExplainParams, Query()], svc: ServiceDep, re
 
 
 @router.get("/provisions", response_model=ProvisionsResponse, tags=["provisions"])
-async def provisions(q: Annotated[str, Query(min_length=1, max_length=MAX_CHARS)], svc: ServiceDep,
-                     request: Request,
-                     size: Annotated[int, Query(ge=1, le=MAX_PROVISIONS)] = PROVISIONS_SIZE) -> ProvisionsResponse:
+async def provisions(q: Annotated[str, Query(min_length=1, max_length=MAX_CHARS, description="A question or a "
+                                             "description of facts.")], svc: ServiceDep, request: Request,
+                     size: Annotated[int, Query(ge=1, le=MAX_PROVISIONS, description="Provisions to return.")]
+                     = PROVISIONS_SIZE) -> ProvisionsResponse:
     """Statute provisions for a question or a description of facts (BM25 and vectors, fused)."""
     return ProvisionsResponse(query=q, provisions=await heavy(request, svc.provisions, q, size))

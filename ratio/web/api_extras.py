@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
@@ -67,7 +67,8 @@ def saved_searches(svc: ServiceDep) -> list[alerts.SavedSearch]:
 @router.post("/saved-searches", response_model=alerts.SavedSearch, status_code=201, tags=["alerts"],
              responses={409: {"model": ErrorResponse, "description": "The name is taken."}, **UNAVAILABLE})
 def save(body: SavedSearchBody, svc: ServiceDep, request: Request,
-         replace: bool = False) -> alerts.SavedSearch | JSONResponse:
+         replace: Annotated[bool, Query(description="Replace a saved search of the same name (else a taken "
+                                                "name is a 409).")] = False) -> alerts.SavedSearch | JSONResponse:
     """Save a search (Ratio's query syntax and filters); new judgments matching it are reported by the alerts
     check, and POSTed to ``webhook`` when one is given. A webhook must be an http(s) URL without credentials
     whose host resolves to public addresses only, unless the server's allow-list names it (else 400)."""
@@ -84,7 +85,8 @@ def save(body: SavedSearchBody, svc: ServiceDep, request: Request,
 
 
 @router.delete("/saved-searches/{name}", status_code=204, responses=NOT_FOUND, tags=["alerts"])
-def delete(name: Annotated[str, Path(min_length=1, max_length=200)], svc: ServiceDep) -> Response:
+def delete(name: Annotated[str, Path(min_length=1, max_length=200, description="The saved search's name.")],
+           svc: ServiceDep) -> Response:
     """Delete a saved search."""
     try:
         alerts.delete_search(svc.client.client, svc.client.aliases, name)

@@ -56,7 +56,8 @@ class SearchParams(BaseModel):
                                                     "names role:).")
     ranking: RankingMode = Field(DEFAULTS.ranking, description="What orders the judgments: the learned ranker "
                                  "(default) or the chunk fusion it replaced.")
-    fusion: FusionMethod = DEFAULTS.fusion
+    fusion: FusionMethod = Field(DEFAULTS.fusion, description="How the BM25 and vector lists of chunks are fused "
+                                 "(minmax: normalised scores, weighted; rrf: reciprocal rank fusion).")
     sort: SortOrder = Field(DEFAULTS.sort, description="relevance: the best of the ranked window, best first "
                             "(a search with no words, only filters, has nothing to rank by: newest first); newest, "
                             "oldest (by decision date, undated last) or cited_by (most cited in the corpus first): "
@@ -67,16 +68,23 @@ class SearchParams(BaseModel):
                             "pages stay inside this window.")
     cursor: str | None = Field(None, max_length=MAX_CURSOR, description="next_cursor (or prev_cursor) of the page "
                                "before (or after): opaque; a sorted search's carries its point in time.")
-    rerank: bool = DEFAULTS.rerank
-    rerank_top: int = Field(DEFAULTS.rerank_top, ge=1, le=MAX_RERANK_TOP)
+    rerank: bool = Field(DEFAULTS.rerank, description="Rescore the top chunks with the cross-encoder before "
+                         "rolling up to judgments (slower).")
+    rerank_top: int = Field(DEFAULTS.rerank_top, ge=1, le=MAX_RERANK_TOP, description="How many chunks to rescore "
+                            "with rerank.")
     explain: bool = Field(DEFAULTS.explain, description="Add a one-line reason to each hit (the LLM's for the first "
                                              "explain_top when one is configured).")
-    explain_top: int = Field(DEFAULTS.explain_top, ge=0, le=MAX_EXPLAIN)
-    expand: list[ExpansionKind] = Field(default_factory=list, max_length=len(ExpansionKind))
+    explain_top: int = Field(DEFAULTS.explain_top, ge=0, le=MAX_EXPLAIN, description="How many hits the LLM "
+                             "explains (the rest get the extractive reason).")
+    expand: list[ExpansionKind] = Field(default_factory=list, max_length=len(ExpansionKind), description="LLM "
+                                        "expansions (needs an LLM): issues, the legal issues searched as extra "
+                                        "queries; provisions, the provisions the LLM names, for the provision list.")
     provisions: int = Field(DEFAULTS.provisions, ge=0, le=MAX_PROVISIONS,
                             description="Also list this many statute provisions.")
-    facets: bool = DEFAULTS.facets
-    highlight: bool = DEFAULTS.highlight
+    facets: bool = Field(DEFAULTS.facets, description="Count the matching judgments per court, year, role, cited "
+                         "provision and judge (the page's facets).")
+    highlight: bool = Field(DEFAULTS.highlight, description="Mark the query's words in each passage "
+                            "(<mark> in each passage's highlights, HTML-escaped).")
 
     def options(self, page: int = 1, **changes: Any) -> SearchOptions:
         """These parameters as the engine's :class:`search.options.SearchOptions` (``page`` from the cursor)."""
@@ -115,13 +123,13 @@ class ExplainParams(BaseModel):
 
     q: str = Field("", max_length=MAX_CHARS, description="The search's query text (empty for a search of filters "
                    "alone: the hit is explained by them).")
-    judgment_id: str = Field(min_length=1, max_length=512)
+    judgment_id: str = Field(min_length=1, max_length=512, description="The hit to explain: its judgment id.")
     court: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="The search's courts.")
     judge: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="The search's judges.")
     statute: list[Annotated[str, Field(max_length=200)]] = Field(default_factory=list, max_length=MAX_LIST,
                                                                 description="The search's provisions.")
-    date_from: str | None = Field(None, max_length=20)
-    date_to: str | None = Field(None, max_length=20)
+    date_from: str | None = Field(None, max_length=20, description="The search's decided on or after.")
+    date_to: str | None = Field(None, max_length=20, description="The search's decided on or before.")
 
     def filters(self) -> dict[str, Any]:
         """The filters as :meth:`ratio.Client.explain` takes them (those given)."""
@@ -139,15 +147,19 @@ class CitationCheckBody(BaseModel):
 class SavedSearchBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=200, pattern=r"^[\w .:-]+$")
-    q: str = Field(min_length=1, max_length=MAX_CHARS)
-    court: list[str] = Field(default_factory=list, max_length=MAX_LIST)
-    judge: list[str] = Field(default_factory=list, max_length=MAX_LIST)
-    date_from: str | None = Field(None, max_length=20)
-    date_to: str | None = Field(None, max_length=20)
-    role: list[str] = Field(default_factory=list, max_length=MAX_LIST)
-    mode: RoleMode | None = None
-    webhook: str | None = Field(None, max_length=2000, pattern=r"^https?://\S+$")
+    name: str = Field(min_length=1, max_length=200, pattern=r"^[\w .:-]+$",
+                      description="Its unique name (letters, digits, spaces, . : - _).")
+    q: str = Field(min_length=1, max_length=MAX_CHARS, description="Query text, with the search's syntax.")
+    court: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="Only these courts.")
+    judge: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="Only with these judges.")
+    date_from: str | None = Field(None, max_length=20, description="Decided on or after (YYYY, YYYY-MM-DD).")
+    date_to: str | None = Field(None, max_length=20, description="Decided on or before.")
+    role: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="Only passages of these roles "
+                            "(unless mode says boost or off).")
+    mode: RoleMode | None = Field(None, description="Role handling: filter (the default with roles) restricts to "
+                                  "them; boost and off restrict nothing (an alert is yes or no).")
+    webhook: str | None = Field(None, max_length=2000, pattern=r"^https?://\S+$", description="Where alerts are "
+                                "POSTed: an http(s) URL of a public host, or one the server's allow-list names.")
 
 
     def options(self) -> FilterOptions:
@@ -158,7 +170,8 @@ class SavedSearchBody(BaseModel):
 class AlertCheckBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    judgment_ids: list[str] = Field(default_factory=list, max_length=1000)
+    judgment_ids: list[str] = Field(default_factory=list, max_length=1000, description="Judgments to check "
+                                    "against every saved search.")
     since: str | None = Field(None, max_length=40, description="ISO date-time: judgments indexed since then.")
     notify: bool = Field(False, description="POST each match to its saved search's webhook.")
 
