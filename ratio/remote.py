@@ -142,7 +142,8 @@ class RemoteClient:
                 if page.page == options.page:
                     return page
             # past the last page: what the local client answers there, an empty page of the same search
-            return page.model_copy(update={"hits": [], "page": options.page, "next_cursor": None, "notes": []})
+            return page.model_copy(update={"hits": [], "page": options.page, "next_cursor": None, "next": None,
+                                            "notes": []})
         return SearchPage.model_validate(self._call("POST", "/search",
                                                     json=search_params(query, options, cursor, extras)))
 

@@ -88,6 +88,8 @@ class SearchPage(BaseModel):
                       description="Judgments per page (the hits are judgments (page - 1) * size + 1 on).")
     next_cursor: str | None = Field(None, description="Pass as cursor for the next page; null on the last.")
     prev_cursor: str | None = Field(None, description="Pass as cursor for the previous page; null on the first.")
+    next: str | None = Field(None, description="The API's URL of the next page (absolute, GET, the same parameters "
+                             "and next_cursor); null on the last page, and from ratio.Client (it pages by number).")
     notes: list[str] = Field(default_factory=list)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from typing import Annotated, Any, TypeVar
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
@@ -53,6 +54,34 @@ def service(request: Request) -> Service:
 ServiceDep = Annotated[Service, Depends(service)]
 
 
+def site_url(request: Request) -> str:
+    """This server's base URL as the client reached it, without the trailing slash (``root_path`` included, so a
+    server behind a proxy at ``/ratio`` links to ``https://host/ratio/...``)."""
+    return str(request.base_url).rstrip("/")
+
+
+def page_url(request: Request, path: str, query: list[tuple[str, str]]) -> str:
+    """The absolute URL of ``path`` on this server with ``query``: what a ``next`` link holds."""
+    return f"{site_url(request)}{path}?{urlencode(query)}" if query else site_url(request) + path
+
+
+def search_query(params: SearchParams, cursor: str) -> list[tuple[str, str]]:
+    """``params`` as a GET query string (the values that differ from the defaults, lists repeated) with ``cursor``:
+    the same search, so the cursor's fingerprint matches."""
+    query: list[tuple[str, str]] = []
+    for name, value in params.model_dump(mode="json", exclude_defaults=True, exclude={"cursor"}).items():
+        for item in value if isinstance(value, list) else [value]:
+            query.append((name, str(item).lower() if isinstance(item, bool) else str(item)))
+    return [*query, ("cursor", cursor)]
+
+
+def with_next(request: Request, params: SearchParams, page: SearchPage) -> SearchPage:
+    """``page`` with ``next``: the GET URL of the following page, or None on the last."""
+    if page.next_cursor:
+        page.next = page_url(request, "/api/v1/search", search_query(params, page.next_cursor))
+    return page
+
+
 async def heavy(request: Request, func: Callable[..., T], *args: Any) -> T:
     """``func(*args)`` in the thread pool under the app's deadline for CPU-heavy work."""
     return await with_deadline(request.app.state.heavy_timeout, func, *args)
@@ -70,14 +99,17 @@ def health(svc: ServiceDep) -> JSONResponse:
 @router.get("/search", response_model=SearchPage, responses=PAGED, tags=["search"])
 async def search_get(params: Annotated[SearchParams, Query()], svc: ServiceDep, request: Request) -> SearchPage:
     """Judgments for a query, best first (or every matching judgment by date or cited-by count: ``sort``), each
-    with its best passages (highlighted, with their roles). Pages follow ``next_cursor`` and ``prev_cursor``."""
-    return await heavy(request, svc.search, params)
+    with its best passages (highlighted, with their roles). Pages follow ``next`` (the next page's URL, null on
+    the last), or ``next_cursor`` and ``prev_cursor``."""
+    return with_next(request, params, await heavy(request, svc.search, params))
 
 
 @router.post("/search", response_model=SearchPage, responses=PAGED, tags=["search"])
 async def search_post(params: SearchParams, svc: ServiceDep, request: Request) -> SearchPage:
-    """The same search with the parameters as a JSON body (for long pasted facts)."""
-    return await heavy(request, svc.search, params)
+    """The same search with the parameters as a JSON body (for long pasted facts). ``next`` is the GET URL of the
+    next page (the same parameters in its query string); POST the body again with ``cursor`` set to ``next_cursor``
+    when the query is too long for a URL."""
+    return with_next(request, params, await heavy(request, svc.search, params))
 
 
 @router.get("/facets", response_model=dict[str, list[dict[str, Any]]], tags=["search"])
@@ -102,8 +134,10 @@ async def explore(params: Annotated[SearchParams, Query()], svc: ServiceDep, req
 async def export_csv(params: Annotated[ExportParams, Query()], svc: ServiceDep,
                      request: Request) -> PlainTextResponse:
     """A search's judgments as CSV (rank, id, title, court, date, judges, score, best passage, link).
-    Cells that a spreadsheet would run as a formula (starting with = + - @, a tab or CR) start with ``'``."""
-    body = await heavy(request, svc.export_csv, SearchParams(**params.model_dump(exclude={"limit"})), params.limit)
+    Cells that a spreadsheet would run as a formula (starting with = + - @, a tab or CR) start with ``'``; a link is
+    absolute (this server's URL as the request reached it), so it opens from the spreadsheet."""
+    body = await heavy(request, svc.export_csv, SearchParams(**params.model_dump(exclude={"limit"})), params.limit,
+                       site_url(request))
     return PlainTextResponse(body, media_type="text/csv",
                              headers={"Content-Disposition": 'attachment; filename="ratio-results.csv"'})
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from functools import partial
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from python_multipart.exceptions import MultipartParseError
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
@@ -36,7 +37,7 @@ from ratio.briefs import (
 )
 from ratio.errors import NotFoundError
 from ratio.results import BriefPage
-from ratio.web.api import ERRORS, NOT_FOUND, ServiceDep, heavy
+from ratio.web.api import ERRORS, NOT_FOUND, ServiceDep, heavy, page_url
 from ratio.web.schemas import ErrorResponse
 from ratio.web.schemas_brief import DocumentOptions, DocumentSearchBody, json_schema, multipart_schema
 from search.errors import BadValueError
@@ -157,6 +158,8 @@ class CitingPage(BaseModel):
     pages: int
     sort: Literal["newest", "cited_by"]
     judgments: list[CitingJudgment]
+    next: str | None = Field(None, description="The URL of the next page of citing judgments (absolute, the same "
+                             "size and sort); null on the last.")
 
 
 class ProvisionDocument(BaseModel):
@@ -209,4 +212,8 @@ async def provision(provision_id: ProvisionId, svc: ServiceDep, request: Request
     if page * size > CITING_WINDOW:
         raise BadValueError(f"page {page} of {size} goes past the first {CITING_WINDOW:,} citing judgments: use "
                             "larger pages or the search (statute:\"...\")")
-    return await heavy(request, _provision_document, svc, provision_id, page, size, SortOrder(sort))
+    document = await heavy(request, _provision_document, svc, provision_id, page, size, SortOrder(sort))
+    if page < document.citing.pages and (page + 1) * size <= CITING_WINDOW:
+        document.citing.next = page_url(request, f"/api/v1/provisions/{quote(provision_id, safe='')}",
+                                        [("page", str(page + 1)), ("size", str(size)), ("sort", sort)])
+    return document

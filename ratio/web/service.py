@@ -18,6 +18,7 @@ import json
 import math
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from opensearchpy.exceptions import NotFoundError as MissingDocument
 
@@ -222,8 +223,9 @@ class Service:
     def provisions(self, query: str, size: int) -> list[ProvisionHit]:
         return self.client.provisions(query, size)
 
-    def export_csv(self, params: SearchParams, limit: int) -> str:
-        """The ranked judgments of a search as CSV, up to ``limit`` rows (pages of 100 inside one window)."""
+    def export_csv(self, params: SearchParams, limit: int, base_url: str = "") -> str:
+        """The ranked judgments of a search as CSV, up to ``limit`` rows (pages of 100 inside one window); each
+        ``link`` is ``base_url`` (the server's, without a trailing slash) and the judgment page's path."""
         size = min(100, limit)
         window = params.model_copy(update={"size": size, "candidates": max(params.candidates, min(limit * 3, 1000)),
                                            "explain": False, "facets": False, "highlight": False, "cursor": None})
@@ -241,7 +243,7 @@ class Service:
                 writer.writerow([rank] + [csv_cell(v) for v in (
                     hit.judgment_id, hit.title or "", hit.court or "", date, "; ".join(hit.judges))]
                     + [f"{hit.score:.4f}", csv_cell(best.role), csv_cell(" ".join(best.text.split())[:300]),
-                       csv_cell(f"/judgments/{hit.judgment_id}")])
+                       csv_cell(f"{base_url}/judgments/{quote(hit.judgment_id, safe='')}")])
                 if rank >= limit:
                     break
             if len(result.hits) < size:
