@@ -147,6 +147,7 @@ class WebhookSettings:
 
 DEFAULT_RATE_LIMIT = "600/minute"  # a search page is 1 + up to 10 explanation requests
 DEFAULT_HEAVY_TIMEOUT = 30.0
+DEFAULT_SESSION_HOURS = 12.0  # a browser's sign-in (ratio serve --session-hours)
 DEFAULT_ANSWER_TIMEOUT = 180.0  # an answer is several LLM calls a round, up to three rounds, on a CPU
 
 
@@ -158,7 +159,9 @@ class ServerSettings:
     (:func:`ratio.web.factory.app_from_environment`); a worker cannot share the parent's objects.
     ``rate_limit`` is per client in the ``limits`` notation (``120/minute``; None: no limit);
     ``heavy_timeout`` the seconds a CPU-heavy request may run before a 503; ``answer_timeout`` the seconds an
-    answer (``/api/v1/ask``, the ask page) may run.
+    answer (``/api/v1/ask``, the ask page) may run; ``sessions_path`` the SQLite file where every worker finds
+    the browser sessions and failed keys (:mod:`ratio.web.sessions`; None: each worker's memory) and
+    ``session_hours`` how long a sign-in lasts.
     """
 
     url: str
@@ -177,6 +180,8 @@ class ServerSettings:
     answer_timeout: float = DEFAULT_ANSWER_TIMEOUT
     webhook_allow: tuple[str, ...] = ()
     webhook_secret: str | None = field(default=None, repr=False)
+    sessions_path: str | None = None
+    session_hours: float = DEFAULT_SESSION_HOURS
 
     ENV = "RATIO_SERVE_CONFIG"
 

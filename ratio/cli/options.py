@@ -212,3 +212,31 @@ def max_words_option(help: str = "Cut each query to its first N words.") -> Deco
 def api_key_option(help: str) -> Decorator:
     """``--api-key`` / ``RATIO_API_KEY``: the key of Ratio's REST API."""
     return click.option("--api-key", envvar="RATIO_API_KEY", help=help)
+
+
+def _read_key_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> str | None:
+    """The key held in the file ``value`` (its one line, white space around it dropped)."""
+    if value is None:
+        return None
+    try:
+        text = value.read_text(encoding="utf-8")
+        mode = value.stat().st_mode
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read the key file {value}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise click.BadParameter(f"the key file {value} is not UTF-8 text") from None
+    key = text.strip()
+    if not key:
+        raise click.BadParameter(f"the key file {value} is empty: write the key on its first line")
+    if "\n" in key:
+        raise click.BadParameter(f"the key file {value} has more than one line: it holds the key alone")
+    if mode & 0o077:
+        click.echo(f"ratio: the key file {value} can be read by other users (chmod 600 {value})", err=True)
+    return key
+
+
+def api_key_file_option(help: str) -> Decorator:
+    """``--api-key-file`` / ``RATIO_API_KEY_FILE``: the API key read from a file, so it is not on the command
+    line (where ``ps`` shows it to every local user); the option's value is the key."""
+    return click.option("--api-key-file", "api_key_from_file", envvar="RATIO_API_KEY_FILE",
+                        type=click.Path(dir_okay=False, path_type=Path), callback=_read_key_file, help=help)

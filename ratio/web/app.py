@@ -70,13 +70,15 @@ def _validation_detail(exc: RequestValidationError) -> list[dict[str, Any]]:
 
 def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequence[str] = (),
                pages: bool = True, rate_limit: str | None = None, heavy_timeout: float = 30.0,
-               webhooks: WebhookPolicy | None = None, answer_timeout: float | None = None) -> FastAPI:
+               webhooks: WebhookPolicy | None = None, answer_timeout: float | None = None,
+               sessions: security.SessionStore | None = None) -> FastAPI:
     """The ASGI app serving ``client``'s indices (see the module docstring for the policies).
 
     ``rate_limit`` is per client in the ``limits`` notation (``120/minute``; None: no limit);
     ``heavy_timeout`` bounds CPU-heavy requests (seconds); ``webhooks`` says where saved searches' webhooks
     may go (default: public hosts only); ``answer_timeout`` bounds an answer (seconds; default 180: answers are
-    slower than searches, :mod:`ratio.web.api_ask`).
+    slower than searches, :mod:`ratio.web.api_ask`); ``sessions`` keeps the browser sessions and failed keys
+    (:mod:`ratio.web.sessions`; default: this process's memory).
     """
     app = FastAPI(
         title="Ratio", version=ratio.__version__,
@@ -93,7 +95,7 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["X-API-Key", "Authorization", "Content-Type"])
 
-    security.install(app, api_key=api_key, rate_limit=rate_limit)
+    security.install(app, api_key=api_key, rate_limit=rate_limit, sessions=sessions)
 
     @app.exception_handler(QueryError)
     async def query_error(request: Request, exc: QueryError) -> JSONResponse:

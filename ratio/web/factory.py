@@ -19,6 +19,7 @@ from ratio import settings
 from ratio.client import Client
 from ratio.errors import RatioError
 from ratio.web.app import create_app
+from ratio.web.sessions import SessionStore
 
 
 def _say(message: str) -> None:
@@ -40,7 +41,8 @@ def app_from_settings(config: settings.ServerSettings, *, load_models: bool = Tr
             _say(f"models loaded in {seconds:.1f} s")
     return create_app(client, api_key=config.api_key, cors_origins=config.cors_origins, pages=config.pages,
                       rate_limit=config.rate_limit, heavy_timeout=config.heavy_timeout,
-                      webhooks=config.webhooks().policy(), answer_timeout=config.answer_timeout)
+                      webhooks=config.webhooks().policy(), answer_timeout=config.answer_timeout,
+                      sessions=SessionStore(config.sessions_path, lifetime=config.session_hours * 3600))
 
 
 def app_from_environment() -> FastAPI:

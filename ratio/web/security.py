@@ -1,12 +1,19 @@
-"""The web app's guards: the API key (header or browser cookie), per-client rate limits, security headers.
+"""The web app's guards: the API key (header or browser session), per-client rate limits, security headers.
 
 * **API key.** With a key set, every route needs it except ``/api/v1/health``, ``/static/`` and the login
-  page. Programs send ``X-API-Key`` (or ``Authorization: Bearer``). A browser signs in once at ``/login``
-  (a form, or ``/login?key=...`` from a link); the answer sets the cookie ``ratio_session``, HttpOnly,
-  SameSite=Strict, Secure over https, holding an HMAC of the key (not the key). The cookie opens the pages,
+  page. Programs send ``X-API-Key`` (or ``Authorization: Bearer``). A browser signs in once with the form at
+  ``/login`` (POST only: a ``key`` in a GET's address is refused, since addresses end up in logs and browser
+  history); the answer sets the cookie ``ratio_session``, HttpOnly, SameSite=Strict, Secure over https,
+  holding a random session token that expires (:mod:`ratio.web.sessions`) and that ``/logout`` revokes on
+  every worker. The cookie opens the pages,
   ``/ui/`` fragments and the API's GET routes (the CSV link on a page); writes through the API (saved
   searches, alerts) need the header, so no other site can make a signed-in browser change anything. A page
   asked for without the key redirects to ``/login``; anything else gets 401. Keys compare in constant time.
+  Wrong keys (form or header) slow their client down: after three, 429 with ``Retry-After`` for 2, 4, 8, ...
+  seconds (:class:`ratio.web.sessions.SessionStore`).
+* **Access log.** uvicorn's access log line for ``/login`` leaves out the query string, and a parameter
+  named like a secret (``key``, ``api_key``, ``token``, ``password``) has its value replaced anywhere
+  (:class:`RedactSecrets`, put on the ``uvicorn.access`` logger when the app is built).
 * **Rate limit.** Per client address, a moving window in the ``limits`` notation (``120/minute``;
   several separated by ``;``), counted in each worker process; over it, 429 with ``Retry-After``.
   ``/api/v1/health`` and ``/static/`` are not counted.
@@ -20,8 +27,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
+import logging
 import math
+import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -33,6 +41,8 @@ from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from markupsafe import escape
+
+from ratio.web.sessions import Locked, SessionStore
 
 COOKIE = "ratio_session"
 OPEN_PATHS = frozenset({"/api/v1/health", "/login", "/logout", "/favicon.ico"})
@@ -52,11 +62,6 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 def _error(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
-
-
-def session_token(api_key: str) -> str:
-    """The cookie's value: an HMAC of the key, so the cookie never holds the key itself."""
-    return hmac.new(api_key.encode(), b"ratio-session-v1", hashlib.sha256).hexdigest()
 
 
 def _same(given: str, expected: str) -> bool:
@@ -83,11 +88,12 @@ def _login_form(next_url: str, message: str = "") -> str:
 
 
 class KeyGuard:
-    """Checks the key on each request and serves ``/login`` and ``/logout`` (see the module docstring)."""
+    """Checks the key on each request and serves ``/login`` and ``/logout`` (see the module docstring);
+    ``sessions`` holds the browser sessions and the failed-key counts (default: in this process's memory)."""
 
-    def __init__(self, api_key: str) -> None:
+    def __init__(self, api_key: str, sessions: SessionStore | None = None) -> None:
         self.api_key = api_key
-        self.token = session_token(api_key)
+        self.sessions = sessions or SessionStore()
 
     def _header_key(self, request: Request) -> str:
         given = request.headers.get("x-api-key") or ""
@@ -96,52 +102,83 @@ class KeyGuard:
             given = bearer[7:].strip()
         return given
 
-    def allowed(self, request: Request) -> bool:
-        given = self._header_key(request)
-        if given:
-            return _same(given, self.api_key)
-        cookie = request.cookies.get(COOKIE) or ""
-        if not cookie:
-            return False
-        if request.url.path.startswith("/api/") and request.method not in SAFE_METHODS:
-            return False  # writes need the header: a cookie rides along with cross-site requests
-        return _same(cookie, self.token)
+    def _checked(self, client: str, given: str) -> Locked | bool:
+        """``given`` compared with the key, unless ``client`` is locked out (then the lock, not compared)."""
+        locked = self.sessions.locked(client)
+        if locked:
+            return locked
+        if _same(given, self.api_key):
+            self.sessions.succeeded(client)
+            return True
+        return self.sessions.failed(client) or False
 
     def _signed_in(self, request: Request, next_url: str) -> Response:
         response = RedirectResponse(next_url, status_code=303)
-        response.set_cookie(COOKIE, self.token, httponly=True, samesite="strict", path="/",
-                            secure=request.url.scheme == "https")
+        response.set_cookie(COOKIE, self.sessions.open(), max_age=int(self.sessions.lifetime), httponly=True,
+                            samesite="strict", path="/", secure=request.url.scheme == "https")
         return response
 
     async def login(self, request: Request) -> Response:
-        if request.method == "POST":
-            body = (await request.body())[:10_000].decode("utf-8", "replace")
-            form = parse_qs(body)
-            key, next_url = (form.get("key") or [""])[0], _safe_next((form.get("next") or [""])[0])
-        else:
-            key, next_url = request.query_params.get("key", ""), _safe_next(request.query_params.get("next"))
-        if key and _same(key, self.api_key):
+        if request.method != "POST":
+            next_url = _safe_next(request.query_params.get("next"))
+            if "key" in request.query_params:  # a sign-in link: the key would sit in logs and history
+                return HTMLResponse(_login_form(next_url, "A key in the address is not accepted: addresses end "
+                                                          "up in logs and browser history. Type the key here."),
+                                    status_code=400)
+            return HTMLResponse(_login_form(next_url))
+        body = (await request.body())[:10_000].decode("utf-8", "replace")
+        form = parse_qs(body)
+        key, next_url = (form.get("key") or [""])[0], _safe_next((form.get("next") or [""])[0])
+        if not key:
+            return HTMLResponse(_login_form(next_url))
+        checked = self._checked(_client(request), key)
+        if checked is True:
             return self._signed_in(request, next_url)
-        status = 401 if key else 200
-        return HTMLResponse(_login_form(next_url, "That key is not this server's." if key else ""),
-                            status_code=status)
+        if isinstance(checked, Locked):  # locked out, or this wrong key earned the lock
+            return HTMLResponse(_login_form(next_url, _wait_message(checked)), status_code=429,
+                                headers={"Retry-After": str(checked.retry_after)})
+        return HTMLResponse(_login_form(next_url, "That key is not this server's."), status_code=401)
+
+    def logout(self, request: Request) -> Response:
+        self.sessions.close(request.cookies.get(COOKIE) or "")
+        response = RedirectResponse("/login", status_code=303)
+        response.delete_cookie(COOKIE, path="/")
+        return response
 
     async def __call__(self, request: Request, call_next: Handler) -> Response:
         path = request.url.path
         if path == "/login":
             return await self.login(request)
         if path == "/logout":
-            response = RedirectResponse("/login", status_code=303)
-            response.delete_cookie(COOKIE, path="/")
-            return response
-        if (path in OPEN_PATHS or path.startswith(OPEN_PREFIXES) or request.method == "OPTIONS"
-                or self.allowed(request)):
+            return self.logout(request)
+        if path in OPEN_PATHS or path.startswith(OPEN_PREFIXES) or request.method == "OPTIONS":
             return await call_next(request)
+        given = self._header_key(request)
+        if given:
+            checked = self._checked(_client(request), given)
+            if checked is True:
+                return await call_next(request)
+            if isinstance(checked, Locked):
+                return _error(429, "too_many_wrong_keys", _wait_message(checked),
+                              headers={"Retry-After": str(checked.retry_after)})
+            return _error(401, "unauthorized", "that key is not this server's", headers={"WWW-Authenticate": "Bearer"})
+        cookie = request.cookies.get(COOKIE) or ""
+        writing = request.url.path.startswith("/api/") and request.method not in SAFE_METHODS
+        if cookie and not writing and self.sessions.valid(cookie):  # writes need the header: a cookie rides along
+            return await call_next(request)                          # with cross-site requests
         if request.method in ("GET", "HEAD") and _is_page(path):
             target = path + (f"?{request.url.query}" if request.url.query else "")
             return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
         return _error(401, "unauthorized", "this server needs a key: send it in the X-API-Key header, or sign "
                       "in at /login in a browser", headers={"WWW-Authenticate": "Bearer"})
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _wait_message(locked: Locked) -> str:
+    return (f"too many wrong keys from this address ({locked.failures}): try again in {locked.retry_after} s")
 
 
 def _is_page(path: str) -> bool:
@@ -187,10 +224,46 @@ async def security_headers(request: Request, call_next: Handler) -> Response:
     return response
 
 
-def install(app: FastAPI, *, api_key: str | None, rate_limit: str | None) -> None:
-    """Add the guards to ``app`` (the headers outermost, so a 401 or 429 carries them too)."""
+_SECRET_PARAM = re.compile(r"([?&][^=&#\s]*(?:key|token|password|secret)=)[^&#\s]*", re.IGNORECASE)
+LOGIN_PATHS = ("/login", "/logout")
+
+
+def redact(path: str) -> str:
+    """A request path as the access log may show it: ``/login``'s query string left out, and the value of a
+    parameter named like a secret (``key=``, ``api_key=``, ``token=``, ``password=``) replaced anywhere."""
+    base, sep, _ = path.partition("?")
+    if not sep:
+        return path
+    if base.rstrip("/") in LOGIN_PATHS:
+        return f"{base}?[redacted]"
+    return _SECRET_PARAM.sub(r"\1[redacted]", path)
+
+
+class RedactSecrets(logging.Filter):
+    """On uvicorn's access log: the request line's path through :func:`redact` (the record is changed, never
+    dropped)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(redact(a) if isinstance(a, str) and "?" in a else a for a in record.args)
+        return True
+
+
+def redact_access_log() -> None:
+    """Put :class:`RedactSecrets` on the ``uvicorn.access`` logger once (uvicorn, or gunicorn with uvicorn
+    workers, logs each request there, with its query string)."""
+    logger = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, RedactSecrets) for f in logger.filters):
+        logger.addFilter(RedactSecrets())
+
+
+def install(app: FastAPI, *, api_key: str | None, rate_limit: str | None,
+            sessions: SessionStore | None = None) -> None:
+    """Add the guards to ``app`` (the headers outermost, so a 401 or 429 carries them too); ``sessions``:
+    where browser sessions and failed keys are kept (default: this process's memory)."""
+    redact_access_log()
     if api_key:
-        app.middleware("http")(KeyGuard(api_key))
+        app.middleware("http")(KeyGuard(api_key, sessions))
     if rate_limit:
         app.middleware("http")(RateLimit(rate_limit))
     app.middleware("http")(security_headers)
