@@ -26,17 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from backends.opensearch import ConnectionSettings, connect
+from indexer import bulk_settings
 from indexer.document import LoadError
 from indexer.loaders import LoadOptions, iter_files, load
 from indexer.pipeline import Pipeline
-from indexer.writer import (
-    BulkSettings,
-    IndexReport,
-    IndexWriter,
-    pause_refresh,
-    restore_refresh,
-    written_indices,
-)
+from indexer.writer import BulkSettings, IndexReport, IndexWriter, written_indices
 
 PipelineFactory = Callable[[], Pipeline]  # builds the pipeline inside each actor (models load there)
 Progress = Callable[[str, int], None]
@@ -215,12 +209,15 @@ def _check_room(settings: RaySettings, cpus: float) -> None:
 def _drive(paths: Iterable[str], make_pipeline: PipelineFactory, connection: ConnectionSettings,
            aliases: dict[str, str], settings: RaySettings, load_options: LoadOptions | None, bulk: BulkSettings,
            progress: Progress, replace_stored: bool = False) -> tuple[IndexReport, dict[str, WorkerThroughput]]:
-    """Refresh paused, the job's blocks summed as they finish, refresh restored; stops at a stopped block."""
+    """Refresh paused, the job's blocks summed as they finish, refresh restored (also when the job raises or is
+    interrupted; :mod:`indexer.bulk_settings`); stops at a stopped block."""
     total = IndexReport()
     workers: dict[str, WorkerThroughput] = {}
     started = time.perf_counter()
     client = connect(connection)
-    before = pause_refresh(client, written_indices(aliases)) if bulk.refresh_off else {}
+    paused = bulk_settings.pause(client, written_indices(aliases)) if bulk.refresh_off else None
+    if paused is not None:
+        total.leftovers.extend(paused.found)
     try:
         rows = _files(paths, total)
         for row in _dataset(rows, make_pipeline, connection, aliases, settings, load_options, bulk,
@@ -234,8 +231,8 @@ def _drive(paths: Iterable[str], make_pipeline: PipelineFactory, connection: Con
                 total.stopped = f"{block.stopped} (blocks not yet read were left for the re-run)"
                 break
     finally:
-        if before:
-            restore_refresh(client, before)
+        if paused is not None:
+            bulk_settings.restore(client, paused)
     client.indices.refresh(index=written_indices(aliases))
     total.seconds = time.perf_counter() - started
     return total, workers

@@ -38,6 +38,7 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import TransportError
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential, wait_random
 
+from indexer import bulk_settings
 from indexer.document import Judgment, LoadError, Provision, id_problem
 from indexer.documents import chunk_documents, judgment_document, provision_document
 from indexer.identity import RunIds, conflict_reason, same_source
@@ -63,6 +64,8 @@ class IndexReport:
     progress: int = 0  # judgments a partial report (one commit) finished, for the progress callback
     retries: int = 0  # requests asked again after a connection error or a 502/503/504
     stopped: str | None = None  # why the run ended before its input did (the cluster could not be reached)
+    # what the start found of an earlier run's bulk settings (a leftover put back, a run in progress left alone)
+    leftovers: list[str] = field(default_factory=list)
 
     def merge(self, other: IndexReport) -> None:
         """Add a commit's partial report to this one (its ``stopped`` is the caller's to act on)."""
@@ -78,6 +81,7 @@ class IndexReport:
         for name in ("judgments_unchanged", "provisions_indexed", "provisions_unchanged"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.warnings.extend(other.warnings)
+        self.leftovers.extend(other.leftovers)
         self.stopped = self.stopped or other.stopped
 
     def as_dict(self) -> dict[str, Any]:
@@ -382,35 +386,34 @@ class IndexWriter:
     def _indices(self) -> str:
         return written_indices(self.aliases)
 
-    def _refresh_off(self) -> dict[str, str | None]:
-        return pause_refresh(self.client, self._indices())
-
-    def _restore_refresh(self, before: dict[str, str | None]) -> None:
-        restore_refresh(self.client, before)
-
     def run(self, items: Iterable[Judgment | Provision | LoadError]) -> IndexReport:
         """Index everything ``items`` yields; never raises for a bad item, nor when the cluster is gone (the
         report's ``stopped`` says so, and the items not yet read are left for a re-run).
 
         While one batch's documents are bulk-written on a second thread, the next batch is read and
         processed; batches are committed in order, one at a time. Periodic refresh is off during the run
-        (when ``bulk.refresh_off``) and restored at the end, followed by one refresh.
+        (when ``bulk.refresh_off``) and restored at the end, also when the run raises (an error, Ctrl-C), followed
+        by one refresh; a run killed before that leaves a note the next run's start acts on
+        (:mod:`indexer.bulk_settings`; the report's ``leftovers`` say what it found).
         """
         report = IndexReport()
         started = time.perf_counter()
-        before: dict[str, str | None] = {}
+        paused: bulk_settings.Pause | None = None
         try:
             if self.bulk.refresh_off:
-                before = self._retrying(report, "a settings change", self._refresh_off)
+                holder = bulk_settings.Holder.this_process()
+                paused = self._retrying(report, "a settings change",
+                                        lambda: bulk_settings.pause(self.client, self._indices(), holder))
+                report.leftovers.extend(paused.found)
             try:
                 self._run(iter(items), report)
             except BaseException:
-                if before:  # one try, no waiting: a run that finds refresh off puts the default back
+                if paused:  # one try, no waiting: the note left on a failure is the next run's to act on
                     with contextlib.suppress(TransportError):
-                        self._restore_refresh(before)
+                        bulk_settings.restore(self.client, paused)
                 raise
-            if before:
-                self._retrying(report, "a settings change", lambda: self._restore_refresh(before))
+            if paused:
+                self._retrying(report, "a settings change", lambda: bulk_settings.restore(self.client, paused))
             if self.bulk.refresh_at_end:
                 self._retrying(report, "a refresh", lambda: self.client.indices.refresh(index=self._indices()))
         except ClusterUnreachable as exc:
@@ -501,23 +504,6 @@ def written_indices(aliases: dict[str, str]) -> str:
     """The aliases a run writes, comma-separated (the saved-search index is absent on a cluster without
     percolator, and never written here)."""
     return ",".join(aliases[k] for k in ("judgments", "chunks", "provisions"))
-
-
-def pause_refresh(client: OpenSearch, indices: str) -> dict[str, str | None]:
-    """Turn periodic refresh off on ``indices`` for a load (fewer, larger segments); returns what to restore."""
-    current = client.indices.get_settings(index=indices, name="index.refresh_interval",
-                                          params={"flat_settings": "true"})
-    before = {index: body["settings"].get("index.refresh_interval") for index, body in current.items()}
-    client.indices.put_settings(index=indices, body={"index": {"refresh_interval": "-1"}})
-    return before
-
-
-def restore_refresh(client: OpenSearch, before: dict[str, str | None]) -> None:
-    """Put back the refresh intervals :func:`pause_refresh` returned."""
-    for index, interval in before.items():
-        # "-1" left by an interrupted earlier run is not worth restoring: back to the index default.
-        value = None if interval in (None, "-1") else interval
-        client.indices.put_settings(index=index, body={"index": {"refresh_interval": value}})
 
 
 def _not_written(items: list[str], exc: ClusterUnreachable, report: IndexReport) -> None:

@@ -181,6 +181,8 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
         Console().print(table)
         if on_ray is not None:
             print_workers(on_ray)
+        for found in report.leftovers:
+            click.echo(f"bulk settings: {found}", err=True)
         for item, warning in report.warnings:
             click.echo(f"warning {item}: {warning}", err=True)
         for item, reason in report.failed:
