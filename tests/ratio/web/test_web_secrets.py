@@ -159,7 +159,23 @@ def test_the_key_once_only(tmp_path) -> None:
 
 # ---------------------------------------------------------------- the real server: ps and the access log
 
+def _command_lines(group: int) -> dict[int, bytes]:
+    """The command line of every process in the process group ``group``, as ``ps`` shows them to anyone."""
+    lines = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) == group:
+                lines[int(entry.name)] = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue  # a process that ended meanwhile
+    return lines
+
+
 def test_ratio_serve_keeps_the_key_out_of_ps_and_its_access_log(opensearch_settings, tmp_path) -> None:
+    """The real command with two workers (each logs its own requests, through the filter its app put on the
+    access log; both share the sessions file)."""
     import requests
 
     key_file = tmp_path / "key"
@@ -173,9 +189,9 @@ def test_ratio_serve_keeps_the_key_out_of_ps_and_its_access_log(opensearch_setti
     log_path = tmp_path / "serve.log"
     log = log_path.open("w")
     server = subprocess.Popen([sys.executable, "-m", "ratio.cli", "--url", opensearch_settings.url, "--prefix",
-                               "ratio-test-secrets-none", "serve", "--port", str(port), "--api-key-file",
-                               str(key_file)], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-                              start_new_session=True)
+                               "ratio-test-secrets-none", "serve", "--port", str(port), "--workers", "2",
+                               "--api-key-file", str(key_file)], cwd=REPO, env=env, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
 
     def healthy() -> bool:
@@ -187,8 +203,10 @@ def test_ratio_serve_keeps_the_key_out_of_ps_and_its_access_log(opensearch_setti
 
     try:
         wait_for(healthy, 180, "ratio serve to answer /api/v1/health", interval=0.3)
-        command_line = Path(f"/proc/{server.pid}/cmdline").read_bytes()
-        assert KEY.encode() not in command_line and b"--api-key-file" in command_line
+        command_lines = _command_lines(server.pid)
+        assert len(command_lines) >= 3, "ratio serve and its two workers"  # (and any child they start)
+        assert b"--api-key-file" in command_lines[server.pid]
+        assert not [pid for pid, line in command_lines.items() if KEY.encode() in line], "the key shows in ps"
         web = requests.Session()
         linked = web.get(f"{base}/login", params={"key": KEY, "next": "/explore"}, allow_redirects=False)
         assert linked.status_code == 400 and "ratio_session" not in web.cookies
@@ -201,11 +219,12 @@ def test_ratio_serve_keeps_the_key_out_of_ps_and_its_access_log(opensearch_setti
         assert web.get(f"{base}/logout", allow_redirects=False).status_code == 303
         assert requests.get(f"{base}{GUARDED}", cookies={"ratio_session": token}).status_code == 401
         # X-Forwarded-For is not trusted (no --forwarded-allow-ips): a guesser cannot be a new client each time
-        guesses = [web.post(f"{base}/login", data={"key": f"guess-{n}"}, allow_redirects=False,
-                            headers={"X-Forwarded-For": f"203.0.113.{n}"}).status_code for n in range(3)]
+        # (each on a connection of its own, which either worker may take: the count is shared)
+        guesses = [requests.post(f"{base}/login", data={"key": f"guess-{n}"}, allow_redirects=False,
+                                 headers={"X-Forwarded-For": f"203.0.113.{n}"}).status_code for n in range(3)]
         assert guesses == [401, 401, 429]
-        assert web.post(f"{base}/login", data={"key": KEY}, allow_redirects=False,
-                        headers={"X-Forwarded-For": "203.0.113.99"}).status_code == 429
+        assert requests.post(f"{base}/login", data={"key": KEY}, allow_redirects=False,
+                             headers={"X-Forwarded-For": "203.0.113.99"}).status_code == 429
     finally:
         os.killpg(server.pid, signal.SIGINT)
         try:
@@ -218,4 +237,5 @@ def test_ratio_serve_keeps_the_key_out_of_ps_and_its_access_log(opensearch_setti
     assert '"GET /login?[redacted] HTTP/1.1" 400' in output, output[-3000:]
     assert f'"GET {GUARDED}?api_key=[redacted] HTTP/1.1" 401' in output, output[-3000:]
     assert '"POST /login HTTP/1.1" 303' in output
+    assert output.count("Started server process") == 2, output[-3000:]
     assert KEY not in output, "the key is in the server's log"
