@@ -5,12 +5,11 @@
   ``/login`` (POST only: a ``key`` in a GET's address is refused, since addresses end up in logs and browser
   history); the answer sets the cookie ``ratio_session``, HttpOnly, SameSite=Strict, Secure over https,
   holding a random session token that expires (:mod:`ratio.web.sessions`) and that ``/logout`` revokes on
-  every worker. The cookie opens the pages,
-  ``/ui/`` fragments and the API's GET routes (the CSV link on a page); writes through the API (saved
-  searches, alerts) need the header, so no other site can make a signed-in browser change anything. A page
-  asked for without the key redirects to ``/login``; anything else gets 401. Keys compare in constant time.
-  Wrong keys (form or header) slow their client down: after three, 429 with ``Retry-After`` for 2, 4, 8, ...
-  seconds (:class:`ratio.web.sessions.SessionStore`).
+  every worker. The cookie opens the pages, ``/ui/`` fragments and the API's GET routes (the CSV link on a
+  page); writes through the API (saved searches, alerts) need the header, so no other site can make a
+  signed-in browser change anything. A page asked for without the key redirects to ``/login``; anything
+  else gets 401. Keys compare in constant time. Wrong keys (form or header) slow their client down: from
+  the third on, 429 with ``Retry-After`` for 2, 4, 8, ... seconds (:class:`ratio.web.sessions.SessionStore`).
 * **Access log.** uvicorn's access log line for ``/login`` leaves out the query string, and a parameter
   named like a secret (``key``, ``api_key``, ``token``, ``password``) has its value replaced anywhere
   (:class:`RedactSecrets`, put on the ``uvicorn.access`` logger when the app is built).
