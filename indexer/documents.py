@@ -2,7 +2,8 @@
 
 Document ids are the judgment id, ``<judgment id>:<ordinal>`` for chunks and the provision id, so a
 re-run overwrites rather than duplicates. The chunk documents copy the judgment's filter fields so a
-court, date or judge filter can run inside the k-NN search of the chunks index.
+court, date or judge filter can run inside the k-NN search of the chunks index. Judges are written in one form
+(:func:`legal.judges.judge_names`: ``Hon'ble Dr. Justice Arijit Pasayat`` is stored ``Arijit Pasayat``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from indexer.document import Judgment, Provision
 from indexer.identity import source_key
 from indexer.pipeline import ProcessedJudgment, role_counts
 from indexer.summary import summary_document
+from legal.judges import judge_names
 
 
 def _vector(value: np.ndarray | None) -> list[float] | None:
@@ -32,7 +34,7 @@ def _filters(judgment: Judgment) -> dict[str, Any]:
     date = judgment.decision_date
     return {
         "court": judgment.court,
-        "judges": list(judgment.judges),
+        "judges": list(dict.fromkeys(n for written in judgment.judges for n in judge_names(written))),
         "decision_date": date.isoformat() if date else None,
         "year": date.year if date else None,
         "cited_judgments": list(judgment.cited_judgments),

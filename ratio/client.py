@@ -200,7 +200,7 @@ class Client:
         request = (SearchRequest.from_options(query, options, facets=False, **extras)
                    if query.strip() or filtered or extras else None)
         with opensearch_errors(self.connection.url):
-            return explore(self.client, self.aliases, request)
+            return explore(self.client, self.aliases, request, self.graphs.graph())
 
     def judgment(self, judgment_id: str) -> JudgmentView:
         """One judgment as the judgment page and ``GET /api/v1/judgments/{id}`` show it: metadata, summary

@@ -30,8 +30,10 @@ from opensearchpy import NotFoundError, OpenSearch
 from legal.citations import extract_citations, parse_provision
 from search.citation_graph import CitationGraph, load_graph
 from search.citecheck_lookup import lookup_case_names, lookup_reporters
-from search.facets import count, labelled_provisions
+from search.facets import count, judges, labelled_provisions
 from search.judgment_text import CitedCaseLink, ParagraphView, TextLink, cited_case_links, paragraph_views, text_links
+from search.matching import lexical_query
+from search.most_cited import most_cited
 from search.provision_links import corpus_refs
 from search.records import JUDGMENT_FIELDS, StoredJudgment, stored_date
 from search.request import SearchRequest
@@ -201,6 +203,8 @@ class Bucket:
     filter: str
     title: str | None = None
     provision_id: str | None = None
+    judgment_id: str | None = None  # a cited case the corpus holds
+    citations: tuple[str, ...] = ()  # a cited case's strings: its name(s) and parallel reports, most cited first
 
 
 @dataclass(frozen=True)
@@ -232,12 +236,17 @@ def _quoted(value: str) -> str:
     return '"' + value.replace('"', "") + '"'
 
 
-def explore(client: OpenSearch, aliases: dict[str, str], request: SearchRequest | None = None) -> ExploreView:
+def explore(client: OpenSearch, aliases: dict[str, str], request: SearchRequest | None = None,
+            graph: CitationGraph | None = None) -> ExploreView:
     """Counts of judgments per year, court, role, cited provision and judgment, judge, cited Act and section, and
     pairs of provisions cited together, each bucket carrying the query filter that narrows a search to it. Counted
     by the rule of :mod:`search.facets`, as the search page counts: ``judgments`` is the search's ``total``. Cited
-    provisions and sections the corpus holds carry the provision's title and id (one request for all)."""
+    provisions and sections the corpus holds carry the provision's title and id (one request for all). Cited
+    judgments are cases, each named and with its parallel citations counted together (:mod:`search.most_cited`;
+    ``graph``, the corpus's citation graph, names a case the corpus holds: read now when not given)."""
     counted = count(client, aliases, request, size=15, co_citations=True, by_act=True)
+    graph = graph if graph is not None else load_graph(client, aliases["judgments"])
+    query = lexical_query(request) if request is not None else {"match_all": {}}
     sections = counted.buckets("sections")
     named = labelled_provisions(client, aliases, counted.buckets("cited_provisions") + sections)
     titles = {b["key"]: (b.get("title"), b.get("provision_id")) for b in named}
@@ -268,6 +277,9 @@ def explore(client: OpenSearch, aliases: dict[str, str], request: SearchRequest 
         courts=buckets("court", lambda k: f"court:{_quoted(k)}"),
         roles=buckets("role", lambda k: f"role:{k}"),
         provisions=buckets("cited_provisions", lambda k: f"statute:{_quoted(k)}"),
-        cited_judgments=buckets("cited_judgments", lambda k: f"cites:{_quoted(k)}"),
-        judges=buckets("judges", lambda k: f"judge:{_quoted(k)}"),
+        cited_judgments=tuple(Bucket(c.name, c.judgments, f"cites:{_quoted(c.cite)}", judgment_id=c.judgment_id,
+                                     citations=c.citations)
+                              for c in most_cited(client, aliases["judgments"], query, graph)),
+        judges=tuple(Bucket(b["key"], b["judgments"], f"judge:{_quoted(b['key'])}")
+                     for b in judges(client, aliases, request, counted, 15)),
         co_citations=co, acts=acts)

@@ -33,6 +33,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from legal.judges import judge_pattern
 from search.errors import QueryError
 from search.request import RoleMode, SearchRequest
 from search.syntax import AnyOf, Clauses, Filters, Node, Phrase, Term
@@ -156,7 +157,9 @@ def filter_clauses(filters: Filters) -> list[Body]:
     """The common filter clauses, valid in a ``bool.filter`` and inside a k-NN ``filter`` alike.
 
     Courts: any of, case-insensitive exact names. Judges: all of, each a case-insensitive containment match
-    on the normalised name (a lawyer types a surname; "Ray" also matches "Murray": accepted for now).
+    on the normalised name (a lawyer types a surname; "Ray" also matches "Murray": accepted for now), or the
+    name in any of the ways a header writes it (:func:`legal.judges.judge_pattern`: ``D. K. Jain`` matches a
+    stored ``d.k.jain``, ``Arijit Pasayat`` a stored ``hon'ble justice dr. arijit pasayat``).
     Citations and provisions: all of, canonical strings. Years and dates: inclusive ranges.
     """
     clauses: list[Body] = []
@@ -165,7 +168,12 @@ def filter_clauses(filters: Filters) -> list[Body]:
         clauses.append(courts[0] if len(courts) == 1 else {"bool": {"should": courts, "minimum_should_match": 1}})
     for judge in filters.judges:
         pattern = f"*{_wildcard_escape(_fold(judge))}*"
-        clauses.append({"wildcard": {"judges": {"value": pattern, "case_insensitive": True}}})
+        clause: Body = {"wildcard": {"judges": {"value": pattern, "case_insensitive": True}}}
+        written = judge_pattern(judge)  # the same judge however a header wrote the name (legal.judges)
+        if written is not None:
+            clause = {"bool": {"should": [clause, {"regexp": {"judges": {"value": written, "case_insensitive": True}}}],
+                               "minimum_should_match": 1}}
+        clauses.append(clause)
     if filters.years:
         span = {k: v for k, v in (("gte", filters.years.start), ("lte", filters.years.end)) if v is not None}
         clauses.append({"range": {"year": span}})

@@ -24,6 +24,9 @@ of a cited sub-section) carries the provision's ``title``, ``provision_id`` and 
 Act (``acts``) and each section, sub-sections folded into their section (``sections``: ``IPC s. 304B(1)`` counts
 under ``IPC s. 304B``), each judgment once per Act and once per section, by a script over ``cited_provisions``.
 
+Judges are one bucket per judge however the index writes the name (``Dr. Arijit Pasayat``, ``arijit pasayat``):
+:mod:`search.judge_facet` folds the values and counts a judge of several values again, exactly.
+
 The year histogram is continuous: empty years are buckets of 0 (``min_doc_count: 0``), and a year or date filter
 stretches the axis to its bounds (``extended_bounds``), so a gap in the record shows as a gap.
 """
@@ -36,13 +39,14 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from search.builders import bm25_query
+from search.judge_facet import JUDGE_POOL, judge_buckets
 from search.matching import lexical_query
 from search.provision_links import corpus_refs, label_buckets
 from search.request import SearchRequest
 from search.syntax import YEAR_MAX, YEAR_MIN
 
-__all__ = ["FACET_SIZE", "Counts", "count", "facets", "judgment_body", "labelled_provisions", "provision_parts",
-           "role_body", "year_bounds"]
+__all__ = ["FACET_SIZE", "Counts", "count", "facets", "judges", "judgment_body", "labelled_provisions",
+           "provision_parts", "role_body", "year_bounds"]
 
 Body = dict[str, Any]
 FACET_SIZE = 15
@@ -106,7 +110,7 @@ def judgment_body(request: SearchRequest | None, size: int = FACET_SIZE, co_cita
         histogram["extended_bounds"] = bounds
     aggs: Body = {"court": terms("court"), "year": {"histogram": histogram},
                   "cited_provisions": terms("cited_provisions"), "cited_judgments": terms("cited_judgments"),
-                  "judges": terms("judges")}
+                  "judges": terms("judges", JUDGE_POOL)}  # all: search.judge_facet folds variants
     if co_citations:
         aggs["co_citations"] = {**terms("cited_provisions", 10), "aggs": {"with": terms("cited_provisions", 6)}}
     if by_act:
@@ -184,7 +188,16 @@ def facets(client: OpenSearch, aliases: dict[str, str], request: SearchRequest,
     counted = count(client, aliases, request, size)
     found = {name: counted.buckets(name) for name in SEARCH_FACETS}
     found["cited_provisions"] = labelled_provisions(client, aliases, found["cited_provisions"])
+    found["judges"] = judges(client, aliases, request, counted, size)
     return found
+
+
+def judges(client: OpenSearch, aliases: dict[str, str], request: SearchRequest | None, counted: Counts,
+           size: int = FACET_SIZE) -> list[dict[str, Any]]:
+    """The judges facet of ``counted``, one bucket per judge however the index writes the name, counted exactly
+    (:func:`search.judge_facet.judge_buckets`)."""
+    query = lexical_query(request) if request is not None else {"match_all": {}}
+    return judge_buckets(client, aliases["judgments"], query, counted.buckets("judges"), size)
 
 
 def labelled_provisions(client: OpenSearch, aliases: dict[str, str],

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from legal.judges import judge_names
+
 __all__ = ["HIT_FIELDS", "JUDGMENT_FIELDS", "ChunkHit", "JudgmentChunks", "MatchKind", "StoredJudgment", "roll_up",
            "stored_date"]
 
@@ -45,6 +47,12 @@ class MatchKind(StrEnum):
     MEANING = "meaning"
     FILTERS = "filters"
     CITATION = "citation"
+
+
+def _judges(value: Any) -> tuple[str, ...]:
+    """The stored judges in one form (an index built before the indexer wrote them so holds ``Dr. Arijit
+    Pasayat``): :func:`legal.judges.judge_names`."""
+    return tuple(dict.fromkeys(n for written in _strings(value) for n in judge_names(written)))
 
 
 def _strings(value: Any) -> tuple[str, ...]:
@@ -89,7 +97,7 @@ class StoredJudgment:
             raise ValueError("a stored judgment needs its judgment_id (in the source or as the document id)")
         summary = {k: v for k, v in (source.get("summary") or {}).items() if k not in _HIDDEN_SUMMARY}
         return cls(judgment_id=str(identifier), title=source.get("title"), court=source.get("court"),
-                   decision_date=stored_date(source.get("decision_date")), judges=_strings(source.get("judges")),
+                   decision_date=stored_date(source.get("decision_date")), judges=_judges(source.get("judges")),
                    case_number=source.get("case_number"), citations=_strings(source.get("citations")),
                    cited_judgments=_strings(source.get("cited_judgments")),
                    cited_provisions=_strings(source.get("cited_provisions")), summary=summary,

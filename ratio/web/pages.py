@@ -246,7 +246,8 @@ async def explore_page(request: Request) -> HTMLResponse:
             # a role only says where to look, so a role bar links to a search only when there are words
             buckets = [_bucket(b) for b in getattr(view, name)]
             links[name] = facet_links(params, facet, buckets, applied, limit=None, link=words or name != "roles")
-        links["cited_judgments"] = [FacetLink(b.key, b.key, b.judgments, _add_filter(params, b.filter))
+        # a cited case: its name, then its parallel reports (counted together: search.most_cited)
+        links["cited_judgments"] = [FacetLink(b.key, _case_label(b), b.judgments, _add_filter(params, b.filter))
                                     for b in view.cited_judgments]
         # Acts, then their sections: a section the corpus holds links to its page (whose list counts sub-sections as
         # this count does); one it does not hold, to a search for judgments citing it
@@ -259,6 +260,12 @@ async def explore_page(request: Request) -> HTMLResponse:
         "search_url": _with(params), "export_url": "/api/v1/export.csv" + _with(params),
         "chips": applied, "clear_url": clear_all(params), "year_fields": hidden_fields(params, "date_from", "date_to")},
         status)
+
+
+def _case_label(bucket: Any) -> str:
+    """``State of Karnataka v. Umadevi — (2006) 4 SCC 1; 2006 Indlaw SC 125``: a cited case and its reports."""
+    reports = [c for c in bucket.citations if " v. " not in c and c != bucket.key]
+    return f"{bucket.key} — {'; '.join(reports)}" if reports else bucket.key
 
 
 def _bucket(bucket: Any) -> dict[str, Any]:
