@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import analyzers
 from legal.citations import extract_citations
+from legal.judges import judge_key
 from legal.roles import role_label
 from legal.sentences import split
 from search.syntax import Filters
@@ -113,7 +114,8 @@ def explain_filters(filters: Filters, *, court: str | None = None, decision_date
     provisions = tuple(p for p in cited_provisions if p in set(filters.statutes))
     citations = tuple(c for c in cited_judgments if c in set(filters.cites))
     wanted = [" ".join(j.lower().split()) for j in filters.judges]
-    bench = tuple(j for j in judges if any(w in j.lower() for w in wanted))
+    keys = [k for j in filters.judges if (k := judge_key(j))]  # ``D.K. Jain`` names ``D. K. Jain`` (legal.judges)
+    bench = tuple(j for j in judges if any(w in j.lower() for w in wanted) or judge_key(j) in keys)
     parts = [f"cites {', '.join(provisions + citations)}"] if provisions or citations else []
     parts += [court] if court else []
     parts += [f"bench: {', '.join(bench)}"] if bench else []

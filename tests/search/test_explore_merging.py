@@ -22,6 +22,7 @@ from indexer.documents import _filters
 from search.browse import Bucket, explore
 from search.builders import filter_clauses
 from search.citation_graph import load_graph
+from search.explain import explain_filters
 from search.judge_facet import group_judges
 from search.most_cited import join_cases, most_cited
 from search.request import SearchRequest
@@ -119,3 +120,8 @@ def test_the_indexer_writes_judges_in_one_form() -> None:
     judgment = Judgment("X", "text", "test", judges=("Hon'ble Dr. Justice Arijit Pasayat", "arijit pasayat",
                                                      "g. n. ray, j. and g.t. nanavati"))
     assert _filters(judgment)["judges"] == ["Arijit Pasayat", "G. N. Ray", "G. T. Nanavati"]
+
+
+def test_a_filter_only_explanation_names_the_judge_however_typed() -> None:
+    filters = SearchRequest.from_query('judge:"D.K. Jain"', classify=False).filters
+    assert explain_filters(filters, judges=("D. K. Jain", "Arijit Pasayat")).text == "Bench: D. K. Jain"
