@@ -6,11 +6,13 @@ Indlaw SC 125`` (44) are one case. :func:`most_cited` reads:
 
 1. the :data:`POOL` strings cited by the most judgments matching the query (one terms aggregation), less the case
    names that are fragments of a sentence (:func:`legal.case_names.plausible_case_name`);
-2. how the citing judgments write each of them (:data:`CITING` citing judgments per string, one ``_msearch``): the
+2. how the citing judgments write each of them (the :data:`CITING` shortest citing judgments per string, one
+   ``_msearch``): the
    case it opens or sits in, a name with its parallel reports (:func:`legal.cited_cases.cited_cases`, over a window
    of the text around the string, or the whole text where the string is not written as stored);
-3. the cases, by joining the strings written together (:func:`join_cases`; two reports of one series never join:
-   they are two cases, so a grouping slip cannot chain cases together);
+3. the cases, by joining the strings written together (:func:`join_cases`; names by their parties' words; two
+   reports of one series never join: they are two cases, so a grouping slip cannot chain cases together), and the
+   cases whose strings name one corpus judgment in the citation graph (:mod:`search.citation_graph`);
 4. each case's name: the title of the corpus judgment its citations name in the citation graph
    (:mod:`search.citation_graph`), else its most cited case name, else its most cited report;
 5. each case's count, exactly: the judgments matching the query that cite any of its strings (a ``terms`` filter
@@ -22,8 +24,9 @@ entry of its own. Four requests in all (with the titles of the corpus judgments 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,15 +35,16 @@ from opensearchpy import OpenSearch
 from legal.case_names import plausible_case_name
 from legal.citations import extract_citations
 from legal.cited_cases import cited_cases, reporter_series
-from search.citation_graph import CitationGraph
+from search.citation_graph import CitationGraph, citation_key
 from search.party_names import split_case_name
 
 __all__ = ["CITING", "POOL", "CitedCaseCount", "join_cases", "most_cited"]
 
 Body = dict[str, Any]
 POOL = 60  # most cited strings read, to find the cases of the list
-CITING = 2  # citing judgments read per string: how they write the case
+CITING = 3  # citing judgments read per string (the shortest): how they write the case
 WINDOW = 600  # characters read either side of a cited string
+_GLUED_PAGE = re.compile(r"[(\[]?(\d{4})\b.{1,60}\s(\d+)\1")  # the page, then the year again
 
 
 @dataclass(frozen=True)
@@ -61,19 +65,30 @@ def _is_name(citation: str) -> bool:
 
 
 def _usable(citation: str) -> bool:
-    return not _is_name(citation) or plausible_case_name(citation)
+    """A case name that reads as one, or a report whose page is not glued to the next year (``1958 Indlaw SC
+    821958``: page 82, then the year of the next citation)."""
+    if _is_name(citation):
+        return plausible_case_name(citation)
+    return _GLUED_PAGE.fullmatch(citation) is None
 
 
-def join_cases(readings: Iterable[Sequence[str]]) -> list[tuple[str, ...]]:
+def _same(citation: str) -> str:
+    return citation
+
+
+def join_cases(readings: Iterable[Sequence[str]], key: Callable[[str], str | None] = _same) -> list[tuple[str, ...]]:
     """The cases the readings make: each reading is the strings one text writes together for one case (a name and
-    its reports); readings sharing a string are one case, unless joining them would put two reports of one series
-    (``(2006) 4 SCC 1``, ``(2006) 5 SCC 493``) in one case: that reading is left out. Strings in first-seen order."""
+    its reports); readings sharing a string (or its ``key``: :func:`search.citation_graph.citation_key` joins
+    ``Virsa Singh v. The State of Punjab`` and ``Virsa Singh v. State of Punjab``) are one case, unless joining them
+    would put two reports of one series (``(2006) 4 SCC 1``, ``(2006) 5 SCC 493``) in one case: that reading is left
+    out. Strings in first-seen order."""
     case_of: dict[str, int] = {}
     cases: list[list[str]] = []
     for reading in readings:
         strings = list(dict.fromkeys(s for s in reading if _usable(s)))
-        found = sorted({case_of[s] for s in strings if s in case_of})
-        merged = [s for i in found for s in cases[i]] + [s for s in strings if s not in case_of]
+        keys = {s: key(s) or s for s in strings}
+        found = sorted({case_of[keys[s]] for s in strings if keys[s] in case_of})
+        merged = list(dict.fromkeys([s for i in found for s in cases[i]] + strings))
         series = [reporter_series(s) for s in merged if not _is_name(s)]
         if len(series) != len(set(series)):
             continue
@@ -84,8 +99,17 @@ def join_cases(readings: Iterable[Sequence[str]]) -> list[tuple[str, ...]]:
             cases[i] = []
         cases[target] = merged
         for s in merged:
-            case_of[s] = target
+            case_of[key(s) or s] = target
     return [tuple(case) for case in cases if case]
+
+
+def _by_target(cases: Sequence[tuple[str, ...]], targets: Mapping[str, str]) -> list[tuple[str, ...]]:
+    """Cases naming one corpus judgment (``targets``: string -> judgment id) joined: the graph says they are one."""
+    joined: dict[str, list[str]] = {}
+    for i, case in enumerate(cases):
+        target = next((targets[c] for c in case if c in targets), f"#{i}")
+        joined.setdefault(target, []).extend(case)
+    return [tuple(dict.fromkeys(case)) for case in joined.values()]
 
 
 def _cases_around(text: str, citation: str) -> list[tuple[str, ...]]:
@@ -110,7 +134,10 @@ def _msearch(client: OpenSearch, index: str, bodies: Sequence[Body]) -> list[Bod
 
 
 def _readings(client: OpenSearch, index: str, citations: Sequence[str]) -> list[tuple[str, ...]]:
-    bodies = [{"size": CITING, "_source": ["text"], "query": {"term": {"cited_judgments": c}}} for c in citations]
+    # the shortest citing judgments: any of them shows how the case is written, and their texts are the least to read
+    bodies = [{"size": CITING, "_source": ["text"], "query": {"term": {"cited_judgments": c}},
+               "sort": [{"n_sentences": {"order": "asc", "missing": "_last"}}, {"judgment_id": "asc"}]}
+              for c in citations]
     seen: Counter[tuple[str, ...]] = Counter()
     for citation, response in zip(citations, _msearch(client, index, bodies), strict=True):
         for hit in response["hits"]["hits"]:
@@ -139,9 +166,10 @@ def most_cited(client: OpenSearch, index: str, query: Body, graph: CitationGraph
     counts = {str(b["key"]): int(b["doc_count"]) for b in buckets if _usable(str(b["key"]))}
     if not counts:
         return []
-    cases = [case for case in join_cases(_readings(client, index, list(counts))) if any(c in counts for c in case)]
-    cases = [tuple(sorted(case, key=lambda c: -counts.get(c, 0))) for case in cases]
+    cases = join_cases(_readings(client, index, list(counts)), citation_key)
+    cases = [case for case in cases if any(c in counts for c in case)]
     targets = {c: t for case in cases for c in case if graph is not None and (t := graph.target(c))}
+    cases = [tuple(sorted(case, key=lambda c: -counts.get(c, 0))) for case in _by_target(cases, targets)]
     found = _titles(client, index, sorted(set(targets.values())))
     titles = {c: (found[t], t) for c, t in targets.items() if t in found}
     filters = {str(i): {"terms": {"cited_judgments": list(case)}} for i, case in enumerate(cases)}

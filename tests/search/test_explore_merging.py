@@ -21,7 +21,7 @@ from indexer.document import Judgment
 from indexer.documents import _filters
 from search.browse import Bucket, explore
 from search.builders import filter_clauses
-from search.citation_graph import load_graph
+from search.citation_graph import citation_key, load_graph
 from search.explain import explain_filters
 from search.judge_facet import group_judges
 from search.most_cited import join_cases, most_cited
@@ -97,14 +97,17 @@ def test_most_cited_counts_within_the_query(client: OpenSearch, aliases: dict[st
 
 
 def test_join_cases() -> None:
+    """Real readings of AILA judgments (how they write Umadevi and Virsa Singh), and slips."""
     readings = [("State of Karnataka v. Umadevi", "(2006) 4 SCC 1", "2006 Indlaw SC 125"),
                 ("State of Karnataka v. Uma Devi", "(2006) 4 SCC 1"),
                 ("(2006) 5 SCC 493", "2006 Indlaw SC 125"),  # a slip: two SCC reports would be one case
-                ("Judges. In Protima Dutta v. The State", "AIR 1958 SC 465"),
-                ("AIR 1958 SC 465",)]
-    assert join_cases(readings) == [
+                ("Judges. In Protima Dutta v. The State", "AIR 1958 SC 465"),  # a junk name joins nothing
+                ("Virsa Singh v. State of Punjab", "1958 Indlaw SC 821958"),  # a page glued to a year: left out
+                ("Virsa Singh v. The State of Punjab", "AIR 1958 SC 465", "1958 Indlaw SC 82")]
+    assert join_cases(readings, citation_key) == [
         ("State of Karnataka v. Umadevi", "(2006) 4 SCC 1", "2006 Indlaw SC 125", "State of Karnataka v. Uma Devi"),
-        ("AIR 1958 SC 465",)]
+        ("AIR 1958 SC 465", "Virsa Singh v. State of Punjab", "Virsa Singh v. The State of Punjab",
+         "1958 Indlaw SC 82")]
 
 
 def test_group_judges() -> None:
