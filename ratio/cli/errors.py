@@ -2,7 +2,8 @@
 for a mistake a user can fix.
 
 :class:`RatioGroup` (the ``ratio`` group's class) turns Ratio's errors (:mod:`ratio.errors`), OpenSearch's
-(a missing index, a node that is down, refused credentials) and the model loaders' into :class:`CommandError`.
+(a missing index, a node that is down, refused credentials) and the model loaders' into :class:`CommandError`,
+and an error caused by a missing extra into one line with exit status 2 (:mod:`ratio.cli.extras`).
 Under ``--json`` (:func:`ratio.cli.options.json_option` notes it in the context's shared ``meta``) every error,
 click's own included, is printed as the REST API prints it, on stdout, with a non-zero exit. What is left, an
 exception nobody expected, is a bug and keeps its traceback.
@@ -59,23 +60,51 @@ def as_ratio_error(exc: BaseException) -> Any:
     return None
 
 
+def _missing_extra(exc: BaseException, ctx: click.Context, args: list[str]) -> CommandError | None:
+    """``exc`` as one line with exit status 2 when a missing extra caused it (:mod:`ratio.cli.extras`)."""
+    from ratio.cli.extras import as_missing_extra
+
+    return as_missing_extra(exc, _asked(ctx, args), bool(ctx.meta.get(JSON_KEY)))
+
+
+def _asked(ctx: click.Context, args: list[str]) -> str | None:
+    """The command words of ``args`` (``eval roles``), as far as they name loaded commands."""
+    words: list[str] = []
+    command: click.Command = ctx.command
+    for arg in args:
+        if not isinstance(command, click.Group) or arg.startswith("-"):
+            break
+        words.append(arg)
+        if arg not in command.commands:  # one that failed to load
+            break
+        command = command.commands[arg]
+    return " ".join(words) or None
+
+
 class RatioGroup(click.Group):
     """A click group whose commands fail in one line (see the module docstring)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         # noted now too: a bad value parsed before --json would otherwise be reported as text
-        if "--json" in [*getattr(ctx, "_protected_args", ()), *ctx.args]:
+        args = [*getattr(ctx, "_protected_args", ()), *ctx.args]  # click empties both as it resolves the command
+        if "--json" in args:
             ctx.meta[JSON_KEY] = True
         try:
             return super().invoke(ctx)
         except (CommandError, click.exceptions.Exit):  # Exit: --help and --version, done (nothing to translate)
             raise
         except click.ClickException as exc:
+            missing = _missing_extra(exc, ctx, args)
+            if missing is not None:
+                raise missing from exc
             if ctx.meta.get(JSON_KEY):
                 code = "usage_error" if isinstance(exc, click.UsageError) else "error"
                 raise CommandError(exc.format_message(), code, True, exc.exit_code) from exc
             raise
         except Exception as exc:
+            missing = _missing_extra(exc, ctx, args)
+            if missing is not None:
+                raise missing from exc
             error = as_ratio_error(exc)
             if error is None:
                 raise

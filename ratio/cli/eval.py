@@ -19,6 +19,7 @@ from rich.table import Table
 
 from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
 from ratio.cli.common import BENCHMARKS, Context, configured_llm
+from ratio.cli.extras import requires
 from ratio.cli.options import (
     data_option,
     either,
@@ -124,6 +125,7 @@ def configs_command() -> None:
 @encoder_option()
 @llm_options
 @click.pass_obj
+@requires("ir_measures", "scipy.stats", "matplotlib")  # scoring, the paired tests and the plot, after the searches
 def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | None, qrels_path: Path | None,
                 configs: tuple[str, ...], baseline: str | None, limit: int | None, half: str | None,
                 split: str | None, max_words: int, candidates: int, out: Path, runs: tuple[str, ...],
@@ -360,6 +362,7 @@ def roles_command(data: Path, role_head: Path | None, head: Path | None, encoder
 @encoder_option()
 @llm_options
 @click.pass_obj
+@requires("ir_measures")
 def provision_qa_command(ctx: Context, data: Path, queries_path: Path | None, qrels_path: Path | None,
                          methods: tuple[str, ...], limit: int | None, out: Path, reranker: str | None,
                          encoder: str | None, llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:

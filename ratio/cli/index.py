@@ -15,6 +15,7 @@ from indexer.budget import DEFAULT_JUDGMENT_SECONDS
 from ratio import settings
 from ratio.cli.common import Context, configured_llm
 from ratio.cli.distributed import index_on_ray, print_workers, ray_options
+from ratio.cli.extras import require
 from ratio.cli.options import encoder_option, json_option, llm_options, role_head_option
 from ratio.settings import LLMSettings
 
@@ -90,6 +91,8 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
     from ratio.cli.alerts import report_index_alerts
     from ratio.ingest import PipelineRecipe
 
+    if ray_address is not None:
+        require("ray", what="--ray")  # before the models load and the indices are prepared
     if overlap >= window:
         raise click.BadParameter(f"the overlap ({overlap}) must be smaller than the window ({window})",
                                  param_hint="--overlap")

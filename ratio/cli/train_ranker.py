@@ -26,6 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from backends.opensearch.indices import IndexLayout
 from ratio import settings
 from ratio.cli.common import BENCHMARKS, Context
+from ratio.cli.extras import requires
 from ratio.cli.options import data_option
 from ratio.encoders import search_encoders
 from search.evaluate import judged, read_qrels, read_queries
@@ -148,6 +149,7 @@ def _manifest_of(dataset_path: Path) -> Path:
               help="Model folder (default: models/ranker under the data directory).")
 @click.option("--name", default="ratio-ranker", show_default=True, help="The model's name on its card.")
 @click.pass_obj
+@requires("lightgbm")  # before the minutes of feature building, not after them
 def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int, typed_per_kind: int,
                  no_tuning: bool, no_mined: bool, mined_from: tuple[str, ...],
                  drop: tuple[str, ...], datasets: tuple[Path, ...], save_dataset: Path | None, tuning_repeat: int,

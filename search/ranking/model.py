@@ -67,7 +67,8 @@ class RankerModel:
         try:
             import lightgbm
         except ImportError as exc:
-            raise RankerModelError("the learned ranker needs lightgbm: pip install 'ratio[rank]'") from exc
+            raise RankerModelError("the learned ranker needs lightgbm, one of Ratio's own dependencies: "
+                                   "pip install 'lightgbm' (or reinstall Ratio)") from exc
         try:
             card = json.loads(card_file.read_text(encoding="utf-8"))
             booster = lightgbm.Booster(model_file=str(model_file))
