@@ -152,13 +152,14 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
     api_ask.install(app, timeout=answer_timeout)
     install_docs(app)  # before the /static mount, which would otherwise take /static/swagger-ui
     if pages:
-        from ratio.web import ask_page
+        from ratio.web import ask_page, saved_page
         from ratio.web import pages as web_pages
         from ratio.web import pages_brief as web_pages_brief
 
         app.include_router(web_pages.router)
         app.include_router(web_pages_brief.router)
         app.include_router(ask_page.router)
+        app.include_router(saved_page.router)
         app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from pydantic import ValidationError
@@ -367,3 +367,13 @@ async def explain_fragment(request: Request, q: Annotated[str, Query(max_length=
     except DeadlineExceededError as exc:
         return HTMLResponse(f'<span class="muted">{Markup.escape(str(exc))}</span>', status_code=503)
     return _render(request, "_explanation.html", {"explanation": explanation})
+
+
+FAVICON = Path(__file__).with_name("static") / "favicon.svg"
+
+
+@router.get("/favicon.ico")
+def favicon() -> FileResponse:
+    """The site's icon where browsers and tools look for it without a ``<link rel="icon">`` (the pages name
+    ``/static/favicon.svg``): the same SVG, as SVG, so the path answers instead of 404."""
+    return FileResponse(FAVICON, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})

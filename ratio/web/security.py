@@ -48,7 +48,7 @@ OPEN_PATHS = frozenset({"/api/v1/health", "/login", "/logout", "/favicon.ico"})
 OPEN_PREFIXES = ("/static/",)
 UNCOUNTED = frozenset({"/api/v1/health"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-PAGE_PREFIXES = ("/", "/judgments/", "/explore", "/provisions/", "/brief", "/ask")
+PAGE_PREFIXES = ("/", "/judgments/", "/explore", "/provisions/", "/brief", "/ask", "/saved")
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; style-src-attr 'unsafe-inline'; "
        "img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
