@@ -147,6 +147,8 @@ class WebhookSettings:
 
 DEFAULT_RATE_LIMIT = "600/minute"  # a search page is 1 + up to 10 explanation requests
 DEFAULT_HEAVY_TIMEOUT = 30.0
+DEFAULT_CITATION_WORKERS = 2  # processes per server process for citation checks (ratio.web.pool)
+DEFAULT_WORKER_TIMEOUT = 60  # seconds a server process may take to answer uvicorn's health check (model loading)
 DEFAULT_SESSION_HOURS = 12.0  # a browser's sign-in (ratio serve --session-hours)
 DEFAULT_ANSWER_TIMEOUT = 180.0  # an answer is several LLM calls a round, up to three rounds, on a CPU
 
@@ -177,6 +179,7 @@ class ServerSettings:
     pages: bool = True
     rate_limit: str | None = DEFAULT_RATE_LIMIT
     heavy_timeout: float = DEFAULT_HEAVY_TIMEOUT
+    citation_workers: int = DEFAULT_CITATION_WORKERS
     answer_timeout: float = DEFAULT_ANSWER_TIMEOUT
     webhook_allow: tuple[str, ...] = ()
     webhook_secret: str | None = field(default=None, repr=False)

@@ -13,6 +13,8 @@ import orjson
 from opensearchpy import JSONSerializer, OpenSearch, Transport
 from opensearchpy.exceptions import SerializationError, TransportError
 
+from backends.opensearch.deadline import current_deadline
+
 # Shard failures that say "a node left while this request ran" (killed, or closing its shards and transport in
 # a graceful stop), not "this request is wrong": the shard's other copies are still there, and asking again
 # reaches them. A search's query phase moves to another copy by itself; its fetch phase must go back to the
@@ -124,21 +126,30 @@ class FastJSONSerializer(JSONSerializer):
 class NodeLossTransport(Transport):
     """opensearch-py's transport, which also asks a search again (after each of :data:`NODE_LOSS_WAITS`) when
     its answer lacks shards only because a node left mid-request (:func:`lost_shards`), or when it failed for
-    that reason alone (:func:`lost_shards_error`): an msearch item included, whatever the error's nesting."""
+    that reason alone (:func:`lost_shards_error`): an msearch item included, whatever the error's nesting.
+    Under :func:`backends.opensearch.deadline.opensearch_deadline` it keeps the work's deadline: searches
+    cancelled by the node when it passes, no request begun or answered after it."""
 
     def perform_request(self, method: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,
                         timeout: float | None = None, ignore: Collection[int] = (),
                         headers: Mapping[str, str] | None = None) -> Any:
         reads_shards = bool(_SHARD_READS.search(url.split("?")[0]))
+        deadline = current_deadline()  # the work's deadline, if it has one (backends.opensearch.deadline)
         attempt = 0
         while True:
+            if deadline is not None:
+                params, headers = deadline.apply(url, params, headers)
             try:
                 answer = super().perform_request(method, url, params=dict(params) if params else params, body=body,
                                                  timeout=timeout, ignore=ignore, headers=headers)
             except TransportError as exc:
+                if deadline is not None:
+                    deadline.check(f"a request to {url.split('?')[0]} answered")  # cancelled by the node
                 if not (reads_shards and attempt < len(NODE_LOSS_WAITS) and lost_shards_error(exc)):
                     raise
             else:
+                if deadline is not None:
+                    deadline.check(f"a request to {url.split('?')[0]} answered")
                 if not (reads_shards and attempt < len(NODE_LOSS_WAITS) and lost_shards(answer)):
                     return answer
             attempt += 1

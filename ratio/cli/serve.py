@@ -77,13 +77,21 @@ def _key(api_key: str | None, from_file: str | None) -> str | None:
 @click.option("--answer-timeout", default=settings.DEFAULT_ANSWER_TIMEOUT, show_default=True,
               type=click.FloatRange(min=1), envvar="RATIO_ANSWER_TIMEOUT",
               help="Seconds an answer (/api/v1/ask, the ask page) may run before it is stopped.")
+@click.option("--citation-workers", default=settings.DEFAULT_CITATION_WORKERS, show_default=True,
+              type=click.IntRange(min=1), envvar="RATIO_CITATION_WORKERS",
+              help="Processes (per server process) that find the citations of /api/v1/citations/check, started "
+                   "with the server; 4 more checks each may wait, the rest get 503 busy.")
+@click.option("--worker-timeout", default=settings.DEFAULT_WORKER_TIMEOUT, show_default=True,
+              type=click.IntRange(min=5), envvar="RATIO_WORKER_TIMEOUT",
+              help="With --workers: seconds a server process may leave uvicorn's health check unanswered (loading "
+                   "its models, say) before uvicorn replaces it.")
 @llm_options
 @click.pass_obj
 def serve_command(ctx: Context, host: str, port: int, api_key: str | None, api_key_from_file: str | None,
                   session_hours: float, forwarded_allow_ips: str, cors_origins: tuple[str, ...],
                   no_pages: bool, reranker: str | None, rerank_weight: float, workers: int, rate_limit: str | None,
                   heavy_timeout: float, answer_timeout: float, llm_kind: str | None, llm_model: str | None,
-                  llm_url: str | None) -> None:
+                  llm_url: str | None, citation_workers: int, worker_timeout: int) -> None:
     """Serve the REST API (/api/v1, OpenAPI at /api/v1/openapi.json) and the search pages."""
     try:
         import uvicorn
@@ -104,9 +112,11 @@ def serve_command(ctx: Context, host: str, port: int, api_key: str | None, api_k
         url=conn.url, user=conn.user, password=conn.password, verify_certs=conn.verify_certs, prefix=ctx.prefix,
         reranker=reranker, rerank_weight=rerank_weight, llm=dataclasses.asdict(llm), api_key=api_key,
         cors_origins=origins, pages=not no_pages, rate_limit=rate_limit, heavy_timeout=heavy_timeout,
+        citation_workers=citation_workers,
         answer_timeout=answer_timeout, webhook_allow=hooks.allow, webhook_secret=hooks.secret,
         sessions_path=sessions_path, session_hours=session_hours).export()
     click.echo(f"Ratio on http://{host}:{port}/ (API docs: /api/v1/docs){' with an API key' if api_key else ''}"
                f"{f', {workers} workers' if workers > 1 else ''}", err=True)
     uvicorn.run("ratio.web.factory:app_from_environment", factory=True, host=host, port=port, workers=workers,
+                timeout_worker_healthcheck=worker_timeout,  # models load before a worker answers (uvicorn: 5 s)
                 log_level="info", forwarded_allow_ips=forwarded_allow_ips)

@@ -7,7 +7,9 @@ fields. Both are declared in the OpenAPI spec (FastAPI cannot declare two bodies
 reads the body itself and publishes both shapes by hand). The brief is read with the loaders' checks
 (:mod:`ratio.briefs`): empty 400 ``empty_brief``, too large 413 ``brief_too_large``, binary or not UTF-8 415
 ``not_text``, a word-processor or other file 415 ``unsupported_type``, a damaged, encrypted or scanned PDF 422
-``unreadable_pdf``. Reading and ranking run off the event loop under the app's deadline.
+``unreadable_pdf``. Reading and ranking run off the event loop under the app's deadline, which also stops the
+search's OpenSearch work (:func:`ratio.web.offload.with_deadline`); a few run at once (:class:`ratio.web.offload.Gate`),
+a few more wait, the rest get 503 ``busy`` with ``Retry-After``.
 
 A provision's document is what its page shows (:func:`ratio.web.pages.provision_page`): its Act, section, chapter,
 text and mapping, and a page of the judgments citing it (or a sub-section of it) with the exact ``total``, ``page``,
@@ -141,10 +143,11 @@ async def search_document(request: Request, svc: ServiceDep) -> BriefPage:
         options, data, source = await _from_json(request)
     else:
         raise UnsupportedMediaError(f"send the brief as JSON or as a multipart form, not {content_type!r}")
-    text = await heavy(request, _read, data, source)
-    search = partial(svc.client.search_by_document, exclude=options.exclude, courts=options.court,
-                     date_from=options.date_from, date_to=options.date_to, source=source.partition(":")[0])
-    return await heavy(request, search, text, options.size)
+    async with request.app.state.document_searches.admit(request.app.state.heavy_timeout):  # bounded: 503 busy
+        text = await heavy(request, _read, data, source)
+        search = partial(svc.client.search_by_document, exclude=options.exclude, courts=options.court,
+                         date_from=options.date_from, date_to=options.date_to, source=source.partition(":")[0])
+        return await heavy(request, search, text, options.size)
 
 
 # ---------------------------------------------------------------- a provision and the judgments citing it

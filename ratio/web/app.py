@@ -8,6 +8,8 @@ calls it. Policies:
   stays open.
 * **Deadlines**: CPU-heavy routes run off the event loop and answer 503 ``deadline_exceeded`` past
   ``heavy_timeout`` seconds (:mod:`ratio.web.offload`); answers, past ``answer_timeout`` (:mod:`ratio.web.api_ask`).
+  Citation checks run in ``citation_workers`` worker processes that start and stop with the app (its lifespan);
+  checks beyond them and their queue get 503 ``busy`` with ``Retry-After``.
 * **CORS** is off unless origins are named: a search API over a private corpus should not be readable from
   any web page a user happens to open.
 * **Errors** are always ``{"error": {"code", "message"}}``: a query the engine cannot run is a 400 whose
@@ -40,7 +42,7 @@ from ratio.client import Client
 from ratio.errors import NotFoundError, RatioError, from_opensearch
 from ratio.web import api, api_ask, security
 from ratio.web.docs import install_docs
-from ratio.web.offload import CitationExtractor, DeadlineExceededError
+from ratio.web.offload import CITATION_WORKERS, CitationExtractor, DeadlineExceededError, Gate, PoolBusyError
 from ratio.web.service import Service
 from search.citecheck_lookup import CitationLookupError
 from search.errors import QueryError
@@ -70,6 +72,7 @@ def _validation_detail(exc: RequestValidationError) -> list[dict[str, Any]]:
 
 def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequence[str] = (),
                pages: bool = True, rate_limit: str | None = None, heavy_timeout: float = 30.0,
+               citation_workers: int = CITATION_WORKERS,
                webhooks: WebhookPolicy | None = None, answer_timeout: float | None = None,
                sessions: security.SessionStore | None = None) -> FastAPI:
     """The ASGI app serving ``client``'s indices (see the module docstring for the policies).
@@ -80,8 +83,9 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
     slower than searches, :mod:`ratio.web.api_ask`); ``sessions`` keeps the browser sessions and failed keys
     (:mod:`ratio.web.sessions`; default: this process's memory).
     """
+    citations = CitationExtractor(heavy_timeout, citation_workers)  # its worker processes live as long as the app
     app = FastAPI(
-        title="Ratio", version=ratio.__version__,
+        title="Ratio", version=ratio.__version__, lifespan=citations.lifespan,
         description="Search over court judgments: role-aware hybrid (BM25 + vector) retrieval over OpenSearch. "
                     "Errors are {\"error\": {\"code\", \"message\"}}.",
         openapi_url="/api/v1/openapi.json", docs_url=None, redoc_url=None)  # docs: ratio.web.docs
@@ -89,7 +93,8 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
     app.state.api_key = api_key
     app.state.heavy_timeout = heavy_timeout
     app.state.webhooks = webhooks or WebhookPolicy()
-    app.state.extract_citations = CitationExtractor(heavy_timeout)
+    app.state.extract_citations = citations
+    app.state.document_searches = Gate()  # large document searches at once (api_document)
 
     if cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(cors_origins), allow_methods=["GET", "POST", "DELETE"],
@@ -137,6 +142,10 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
     @app.exception_handler(DeadlineExceededError)
     async def too_slow(request: Request, exc: DeadlineExceededError) -> JSONResponse:
         return _error(503, "deadline_exceeded", str(exc), headers={"Retry-After": "30"})
+
+    @app.exception_handler(PoolBusyError)
+    async def busy(request: Request, exc: PoolBusyError) -> JSONResponse:
+        return _error(503, "busy", str(exc), headers={"Retry-After": str(exc.retry_after)})
 
     @app.exception_handler(OSConnectionError)
     @app.exception_handler(ConnectionTimeout)

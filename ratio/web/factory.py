@@ -41,6 +41,7 @@ def app_from_settings(config: settings.ServerSettings, *, load_models: bool = Tr
             _say(f"models loaded in {seconds:.1f} s")
     return create_app(client, api_key=config.api_key, cors_origins=config.cors_origins, pages=config.pages,
                       rate_limit=config.rate_limit, heavy_timeout=config.heavy_timeout,
+                      citation_workers=config.citation_workers,
                       webhooks=config.webhooks().policy(), answer_timeout=config.answer_timeout,
                       sessions=SessionStore(config.sessions_path, lifetime=config.session_hours * 3600))
 
