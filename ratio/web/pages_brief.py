@@ -27,7 +27,7 @@ from starlette.formparsers import MultiPartException
 from ratio.briefs import MAX_BRIEF_BYTES, MAX_UPLOAD_BYTES, BriefError, read_brief, validate_brief
 from ratio.errors import NotFoundError, RatioError
 from ratio.results import BriefPage, passage_link
-from ratio.web.offload import DeadlineExceededError, with_deadline
+from ratio.web.offload import DeadlineExceededError, PoolBusyError, with_deadline
 from ratio.web.passages import highlight_words
 from ratio.web.schemas_brief import MAX_DOCUMENT_SIZE, DocumentOptions
 from search.errors import QueryError
@@ -70,7 +70,8 @@ async def _search(request: Request, text: str, options: DocumentOptions) -> Brie
     client = request.app.state.service.client
     search = partial(client.search_by_document, exclude=options.exclude, courts=options.court,
                      date_from=options.date_from, date_to=options.date_to)
-    return await with_deadline(request.app.state.heavy_timeout, search, text, options.size)
+    async with request.app.state.document_searches.admit(request.app.state.heavy_timeout):  # as the API's
+        return await with_deadline(request.app.state.heavy_timeout, search, text, options.size)
 
 
 @router.get("/brief", response_class=HTMLResponse)
@@ -95,7 +96,7 @@ async def brief_form(request: Request) -> HTMLResponse:
         result = await _search(request, judgment.text or judgment.title or like, options)
     except QueryError as exc:
         return _render(request, {"error": str(exc)}, getattr(exc, "status", 400))
-    except DeadlineExceededError as exc:
+    except (DeadlineExceededError, PoolBusyError) as exc:
         return _render(request, {"error": str(exc)}, 503)
     return _render(request, {"result": result, "like": judgment, "options": options})
 
@@ -125,6 +126,6 @@ async def brief_search(request: Request) -> HTMLResponse:
         context["result"] = await _search(request, brief, options)
     except QueryError as exc:
         return _render(request, {**context, "error": str(exc)}, getattr(exc, "status", 400))
-    except DeadlineExceededError as exc:
+    except (DeadlineExceededError, PoolBusyError) as exc:
         return _render(request, {**context, "error": str(exc)}, 503)
     return _render(request, context)

@@ -192,11 +192,13 @@ def test_document_searches_beyond_the_gate_are_refused_with_retry_after(ratio_cl
         first.start()
         assert started.wait(60), "the first document search did not begin"
         second = requests.post(f"{url}/api/v1/search/document", json={"text": _brief(50_000)}, timeout=60)
+        page = requests.post(f"{url}/brief", data={"text": _brief(50_000)}, timeout=60)  # the page shares the gate
         refused.set()
         first.join(120)
         third = requests.post(f"{url}/api/v1/search/document", json={"text": _brief(50_000)}, timeout=120)
     assert second.status_code == 503 and second.json()["error"]["code"] == "busy", second.text[:300]
     assert int(second.headers["retry-after"]) > 0
+    assert page.status_code == 503 and "large documents already" in page.text
     assert outcome["first"].status_code == 200 and third.status_code == 200, "the gate lets the next one in"
 
 
