@@ -206,6 +206,34 @@ def upgrade_index(
             "old_deleted": delete_old}
 
 
+def update_analysis(client: OpenSearch, layout: IndexLayout,
+                    kinds: tuple[str, ...] = mappings.INDEX_KINDS) -> dict[str, str | None]:
+    """Put the current analysis settings (``analyzers/``, in each index's own language) on the indices behind the
+    aliases, in place: close the index, update its ``index.analysis``, open it again. Returns each kind's index
+    (None: no such alias).
+
+    Only for a change that leaves the tokens of stored text as they were, such as the linear char filters of
+    issue 29 (the same tokens and offsets on every judgment tried; docs/hardening.md): the terms already indexed
+    then still match. Any other analysis change needs :func:`upgrade_index`, which analyses every document again.
+    Searches of an index fail while it is closed, a second or two.
+    """
+    report: dict[str, str | None] = {}
+    for kind in kinds:
+        index = current_index(client, layout, kind)
+        report[kind] = index
+        if index is None:
+            continue
+        meta = client.indices.get_mapping(index=index)[index]["mappings"].get("_meta", {})
+        analysis = analyzers.analysis_settings(meta.get("language") or "en")
+        client.indices.close(index=index)
+        try:
+            client.indices.put_settings(index=index, body={"index": {"analysis": analysis}})
+        finally:
+            client.indices.open(index=index)
+            client.cluster.health(index=index, wait_for_status="yellow")
+    return report
+
+
 def index_encoder(client: OpenSearch, alias: str) -> str | None:
     """The encoder id an index's vectors come from (its ``_meta.encoder``); None when the index is missing
     or does not say."""

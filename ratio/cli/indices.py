@@ -110,6 +110,23 @@ def indices_upgrade(ctx: Context, kind: str, engine: str, encoder: str, dimensio
     click.echo(f"{result['alias']}: {result['from']} -> {result['to']} ({result['documents']} documents)")
 
 
+@indices.command("analysis")
+@click.argument("kinds", nargs=-1, type=click.Choice(mappings.INDEX_KINDS))
+@click.pass_obj
+def indices_analysis(ctx: Context, kinds: tuple[str, ...]) -> None:
+    """Put the current analysis settings on KINDS (default: all) in place: close, update, open.
+
+    Only for changes that keep the tokens, such as the linear char filters of issue 29 (docs/hardening.md); any
+    other analysis change needs 'ratio indices upgrade KIND'. Searches of an index fail while it is closed.
+    """
+    try:
+        report = os_indices.update_analysis(ctx.client(), ctx.layout, kinds or mappings.INDEX_KINDS)
+    except OpenSearchException as exc:
+        raise click.ClickException(f"OpenSearch refused: {exc}") from exc
+    for kind, index in report.items():
+        click.echo(f"{kind}: {index} updated" if index else f"{kind}: no index behind {ctx.layout.alias(kind)}")
+
+
 @click.command()
 @json_option()
 @click.pass_obj
