@@ -97,6 +97,10 @@ def from_opensearch(exc: Exception, url: str | None = None) -> RatioError | None
         return AuthError(f"OpenSearch{where} does not allow this user the request", code="forbidden", status=403)
     if isinstance(exc, os_errors.TransportError) and exc.status_code == 429:
         return UnavailableError(f"OpenSearch{where} is overloaded (429): try again shortly", code="overloaded")
+    if isinstance(exc, os_errors.TransportError) and exc.status_code == 400:  # the node refused the query itself
+        from search.rejection import rejection
+
+        return rejection(exc)
     return None
 
 

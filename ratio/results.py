@@ -142,7 +142,8 @@ def to_page(query: str, result: SearchResult, page: int, next_cursor: str | None
         judgments_found=result.judgments_found, fusion=result.fusion, took_ms=result.took_ms,
         hits=list(result.hits), facets=result.facets, provisions=list(result.provisions),
         expansion=result.expansion, removed_by_role=result.removed_by_role, removed_roles=result.removed_roles,
-        page=page, next_cursor=next_cursor, notes=notes, ranking=result.ranking, ranking_note=result.ranking_note,
+        page=page, next_cursor=next_cursor, notes=[result.query_note, *notes] if result.query_note else notes,
+        ranking=result.ranking, ranking_note=result.ranking_note,
         total=result.total, meaning_floor=result.meaning_floor, below_floor=result.below_floor,
         total_any=result.total_any, count_rule=result.count_rule)
 

@@ -15,6 +15,7 @@ __all__ = [
     "ExpiredPositionError",
     "FilterPlacementError",
     "QueryError",
+    "QueryRejectedError",
     "QuerySyntaxError",
     "QueryTooLongError",
     "RatioError",
@@ -71,6 +72,13 @@ class EmptyQueryError(QueryError):
 
 class QueryTooLongError(QueryError):
     """The query is over a limit: characters, terms or nesting depth."""
+
+
+class QueryRejectedError(QueryError):
+    """OpenSearch refused the search as a bad request (too many clauses, a query it cannot run): the query's doing,
+    so a 400 that says to shorten or simplify it, never a 500 (:func:`search.bounds.rejection`)."""
+
+    code = "query_rejected"
 
 
 class QuerySyntaxError(QueryError):

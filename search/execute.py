@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 from opensearchpy import OpenSearch
+from opensearchpy.exceptions import TransportError
 
 from backends.encoders import Encoder
 from backends.llm import LLM
@@ -50,6 +51,7 @@ from search.ranking import serve
 from search.ranking.model import DEFAULT_MODEL, RankerModel, RankerModelError
 from search.ranking.rank import Ranker, Ranking
 from search.records import HIT_FIELDS, ChunkHit, JudgmentChunks, StoredJudgment, roll_up
+from search.rejection import EngineError, rejection
 from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
 from search.sorting import SortPosition, cited_by_counts, fetch
@@ -187,7 +189,15 @@ class Searcher:
         """The page of ``request``: ranked (``relevance``) or sorted (``position``: where a sorted page starts,
         after or before a hit in a point in time; None: page ``request.page`` from the top). Each hit says how many
         corpus judgments cite it (:meth:`cited_by_counts`)."""
-        result = self._search(request, position)
+        try:
+            result = self._search(request, position)
+        except (EngineError, TransportError) as exc:  # the engine refused the query: a typed 400, not a 500
+            refused = rejection(exc)
+            if refused is None:
+                raise
+            raise refused from exc
+        if request.query_note:
+            result = dataclasses.replace(result, query_note=request.query_note)
         if not result.hits:
             return result
         counts = self.cited_by_counts()

@@ -42,6 +42,7 @@ from search.builders import bm25_query
 from search.judge_facet import JUDGE_POOL, judge_buckets
 from search.matching import lexical_query
 from search.provision_links import corpus_refs, label_buckets
+from search.rejection import EngineError
 from search.request import SearchRequest
 from search.syntax import YEAR_MAX, YEAR_MIN
 
@@ -161,7 +162,7 @@ def _answers(client: OpenSearch, lines: list[Body]) -> list[dict[str, Any]]:
     responses = client.msearch(body=lines)["responses"]
     for response in responses:
         if "error" in response:
-            raise RuntimeError(f"the facet counts failed: {response['error']}")
+            raise EngineError(f"the facet counts failed: {response['error']}", response)
     return responses
 
 

@@ -95,3 +95,4 @@ class SearchResult:
     sort: str = "relevance"  # a search.options.SortOrder: anything else pages the whole matching set, sorted
     sort_values: tuple[tuple[SortValue, ...], ...] = ()  # each hit's sort values (a sorted search's page keys)
     pit_id: str | None = None  # the point in time a sorted page was read in (None: the live index)
+    query_note: str | None = None  # what was left out of a query too long for the engine (search.bounds)

@@ -14,6 +14,7 @@ from opensearchpy import OpenSearch
 
 from search.matching import Matching, allowed_body, cosine, count_body, missing_words, returned_ids, words_body
 from search.ranking.bodies import chunk_similarity_body
+from search.rejection import EngineError
 from search.request import SearchRequest
 
 __all__ = ["Matcher"]
@@ -61,7 +62,7 @@ class Matcher:
         any_word = request.query is not None and request.every_word
         for response in responses:
             if "error" in response:
-                raise RuntimeError(f"the match count failed: {response['error']}")
+                raise EngineError(f"the match count failed: {response['error']}", response)
         total = int(responses[0]["hits"]["total"]["value"])
         total_any = int(responses.pop(1)["hits"]["total"]["value"]) if any_word else None
         words = returned_ids(responses[1]) if ids else frozenset()

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from search.bounds import bound_query
 from search.errors import BadValueError
 from search.fusion import DEFAULT_RANK_CONSTANT, DEFAULT_WEIGHTS, FusionMethod
 from search.intent import Intent, classify_intent
@@ -110,6 +111,7 @@ class SearchRequest:
     sort: SortOrder = DEFAULTS.sort
     understanding: Understanding | None = None  # what the text is (search.understand); None: not read yet
     sort_note: str | None = None  # why ``sort`` is not the order asked for (a filter-only search: newest first)
+    query_note: str | None = None  # what was left out of a query too long for the engine (search.bounds)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sort", choice(SortOrder, self.sort, "sort"))
@@ -224,7 +226,8 @@ class SearchRequest:
             mode = RoleMode.FILTER if parsed and parsed.roles else RoleMode.BOOST
         else:
             mode = choice(RoleMode, role_mode, "role_mode")
-        query = parsed.query if parsed else None
+        query, query_note = bound_query(parsed.query if parsed else None,  # what reaches the engine is bounded
+                                        plain=bool(understood and understood.plain))
         intent = classify_intent(positive_text(query)) if classify and query is not None else None
         expanded = expansions(expand)
         return cls(
@@ -236,6 +239,7 @@ class SearchRequest:
             expand=expanded, provisions=provisions or (5 if ExpansionKind.PROVISIONS in expanded else 0),
             facets=facets, highlight=highlight, ranking=choice(RankingMode, ranking, "ranking"),
             sort=choice(SortOrder, sort, "sort"), understanding=understood if query is not None else None,
+            query_note=query_note,
         )
 
     @classmethod

@@ -173,6 +173,8 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     Console().print(_table(query, result, (page - 1) * size + 1) if result.hits
                     else escape(no_match(request.text) if request.query is not None else
                                 "No judgment passes the filters."))
+    if result.query_note:
+        click.echo(f"note: {result.query_note}")
     expansion = result.expansion
     if expansion and expansion.issues:
         click.echo("searched also for the issues: " + "; ".join(expansion.issues))

@@ -13,9 +13,10 @@ calls it. Policies:
 * **CORS** is off unless origins are named: a search API over a private corpus should not be readable from
   any web page a user happens to open.
 * **Errors** are always ``{"error": {"code", "message"}}``: a query the engine cannot run is a 400 whose
-  message says what to change, a schema violation a 422 that names each bad field, an unknown id a 404,
-  and an unreachable cluster a 503, never a stack trace. A sorted search's cursor whose point in time has
-  expired is a 410 ``cursor_expired`` asking to search again from the first page.
+  message says what to change (one the node itself refuses: ``query_rejected``, :mod:`search.rejection`), a
+  schema violation a 422 that names each bad field, an unknown id a 404, and an unreachable cluster a 503, never a
+  stack trace. A sorted search's cursor whose point in time has expired is a 410 ``cursor_expired`` asking to
+  search again from the first page.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from fastapi.staticfiles import StaticFiles
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout
 from opensearchpy.exceptions import NotFoundError as OSNotFoundError
+from opensearchpy.exceptions import TransportError as OSTransportError
 from starlette.exceptions import HTTPException
 
 import ratio
@@ -46,6 +48,7 @@ from ratio.web.offload import CITATION_WORKERS, CitationExtractor, DeadlineExcee
 from ratio.web.service import Service
 from search.citecheck_lookup import CitationLookupError
 from search.errors import QueryError
+from search.rejection import EngineError, rejection
 
 log = logging.getLogger("ratio.web")
 STATIC = Path(__file__).with_name("static")
@@ -146,6 +149,16 @@ def create_app(client: Client, *, api_key: str | None = None, cors_origins: Sequ
     @app.exception_handler(PoolBusyError)
     async def busy(request: Request, exc: PoolBusyError) -> JSONResponse:
         return _error(503, "busy", str(exc), headers={"Retry-After": str(exc.retry_after)})
+
+    @app.exception_handler(OSTransportError)
+    @app.exception_handler(EngineError)
+    async def refused(request: Request, exc: Exception) -> JSONResponse:
+        # the node refused a request: the query's doing (400: too many clauses, a bad query) or the node's (502)
+        error = rejection(exc) or from_opensearch(exc)
+        if error is None:
+            log.error("OpenSearch failed a request: %s", exc)
+            return _error(502, "opensearch_error", "OpenSearch could not answer this request; try again shortly")
+        return _error(error.status, error.code, error.message)
 
     @app.exception_handler(OSConnectionError)
     @app.exception_handler(ConnectionTimeout)

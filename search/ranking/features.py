@@ -29,6 +29,7 @@ from search.ranking.group import Answers, Candidates, FeatureSettings, Inputs, h
 from search.ranking.groups import DECLARED, FEATURE_GROUPS, FEATURES, GROUPS
 from search.ranking.known import cited_as
 from search.ranking.query import QueryProfile
+from search.rejection import EngineError
 from search.understand import QueryKind
 
 __all__ = ["FEATURES", "FEATURE_GROUPS", "GROUPS", "Candidates", "FeatureMatrix", "FeatureSettings", "Features",
@@ -111,13 +112,9 @@ def _cause(error: Any) -> str:
     return f"{inner.get('type')}: {inner.get('reason')}"
 
 
-class RankingError(RuntimeError):
+class RankingError(EngineError):
     """A ranking request failed on the cluster; the message carries OpenSearch's innermost reason, ``info`` the
     cluster's whole answer for that request."""
-
-    def __init__(self, message: str, info: Mapping[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.info = info
 
 
 class Features:
