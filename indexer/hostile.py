@@ -19,13 +19,15 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from indexer.document import Judgment, LoadError, Provision
 from indexer.loaders import LoadOptions, load
 from legal.citations import extract_citations
 from legal.sentences import split
 
-__all__ = ["HostileInput", "Timing", "citation_check_body", "hostile_inputs", "measure", "write_inputs"]
+__all__ = ["AnalysisTiming", "HostileInput", "Timing", "analysis_seconds", "citation_check_body",
+           "hostile_inputs", "measure", "unicode_texts", "write_inputs"]
 
 _KB = 1024
 _FRAGMENTS = (
@@ -74,6 +76,9 @@ def _runs(size: int) -> Iterator[tuple[str, str, str]]:
     yield "subsections", "a section with thousands of sub-section brackets", "302" + "(1)" * (size // 3)
     yield "nested-brackets", "brackets nested deep", "(" * (size // 2) + ")" * (size // 2)
     yield "blank-lines", "newline, space, newline repeated", "\n \n" * (size // 3)
+    yield "combining-marks", "a letter, then a run of combining acutes (quadratic in the node's old char filters)", \
+        "a" + "\u0301" * size
+    yield "cjk-run", "a run of Chinese characters without a space (a token each)", "判" * size
 
 
 def hostile_inputs(size: int = 200_000, body_size: int = 1_000_000) -> list[HostileInput]:
@@ -172,4 +177,43 @@ def measure(folder: Path, inputs: list[HostileInput], options: LoadOptions | Non
         outcome = (f"{len(judgments)} judgment(s)" if judgments else
                    f"refused: {errors[0].reason}" if errors else f"{provisions} provision(s)")
         timings.append(Timing(item.name, len(item.data), load_seconds, cite_seconds, split_seconds, outcome, longest))
+    return timings
+
+
+def unicode_texts(size: int = 20_000) -> dict[str, str]:
+    """The Unicode probes of issue 29 as text for the node's analyzers (what a query or a chunk holds), each at
+    ``size`` characters: a letter and combining acutes (``a`` and 6,000 took 15 s of the node's CPU under the old
+    ``\\b`` char filters; 9,000 passed the server's 30 s deadline), an ideograph and marks, a run of ideographs,
+    ``s.``/``302`` with zero-width characters between, right-to-left overrides."""
+    return {
+        "combining-marks": "a" + "\u0301" * (size - 1),
+        "marks-on-ideographs": "判" + "\u0301" * (size - 1),
+        "cjk-run": "判" * size,
+        "zero-width": ("s.\u200b302\u200c IPC\u200d\u2060\ufeff " * size)[:size],
+        "right-to-left": ("\u202e\u05e9\u05dc\u05d5\u05dd Art. 21\u202c\u200f " * size)[:size],
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisTiming:
+    """Seconds the node took to analyse one probe with one analyzer (``_analyze``), and the tokens it made."""
+
+    name: str
+    chars: int
+    analyzer: str
+    seconds: float
+    tokens: int
+
+
+def analysis_seconds(client: Any, index: str, texts: dict[str, str],
+                     analyzers: tuple[str, ...] = ("ratio_text", "ratio_text_search")) -> list[AnalysisTiming]:
+    """Time each text through each analyzer of ``index`` on the node (``ratio_text`` is what indexing runs,
+    ``ratio_text_search`` what a query runs); the index needs ``index.analyze.max_token_count`` above the
+    longest text."""
+    timings = []
+    for name, text in texts.items():
+        for analyzer in analyzers:
+            seconds, answer = _timed(lambda text=text, analyzer=analyzer: client.indices.analyze(
+                index=index, body={"analyzer": analyzer, "text": text}, params={"request_timeout": 600}))
+            timings.append(AnalysisTiming(name, len(text), analyzer, seconds, len(answer["tokens"])))  # type: ignore[index]
     return timings

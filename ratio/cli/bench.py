@@ -234,9 +234,13 @@ def bench_index_command(ctx: Context, paths: tuple[str, ...], limit: int | None,
 @click.option("--index", "through_index", is_flag=True,
               help="Also index the hostile files with the fast pipeline into a throwaway prefix on the node "
                    "(deleted afterwards) and report what was indexed and what failed, with the reasons.")
+@click.option("--analysis", "through_analysis", is_flag=True,
+              help="Also time the node's analysis of the Unicode probes (combining marks, CJK runs, zero-width and "
+                   "right-to-left text, 20,000 characters each) through ratio_text and ratio_text_search, on a "
+                   "throwaway index.")
 @json_option()
 @click.pass_obj
-def bench_hostile(ctx: Context, size: int, through_index: bool, as_json: bool) -> None:
+def bench_hostile(ctx: Context, size: int, through_index: bool, through_analysis: bool, as_json: bool) -> None:
     """Seconds each hostile input takes through loading, the citation scan and sentence splitting.
 
     The inputs (indexer/hostile.py) are the probes of a security review and more of their kind: a capitalised
@@ -271,6 +275,10 @@ def bench_hostile(ctx: Context, size: int, through_index: bool, as_json: bool) -
     if indexed is not None:
         data["index"] = {"judgments": indexed.judgments, "failed": indexed.extra.get("failed", []),
                          "seconds": indexed.seconds, "times": indexed.times}
+    analysed = _hostile_analysis(ctx) if through_analysis else None
+    if analysed is not None:
+        data["analysis"] = [{"name": a.name, "chars": a.chars, "analyzer": a.analyzer, "seconds": round(a.seconds, 3),
+                             "tokens": a.tokens} for a in analysed]
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
@@ -287,3 +295,27 @@ def bench_hostile(ctx: Context, size: int, through_index: bool, as_json: bool) -
                    f"({', '.join(f'{k} {v:.1f}s' for k, v in indexed.times.items())}); failed {indexed.failed}:")
         for item, reason in indexed.extra.get("failed", []):
             click.echo(f"  {Path(item).name}: {reason}")
+    if analysed is not None:
+        table = Table("probe", "characters", "analyzer", "seconds", "tokens", title="the node's analysis")
+        for a in analysed:
+            table.add_row(a.name, f"{a.chars:,}", a.analyzer, f"{a.seconds:.3f}", f"{a.tokens:,}")
+        Console().print(table)
+
+
+def _hostile_analysis(ctx: Context) -> list:
+    """The Unicode probes through the node's analyzers on a throwaway index with Ratio's analysis settings (issue
+    29: the old ``\\b`` char filters were quadratic in a run of combining marks)."""
+    import analyzers
+    from backends.opensearch import connect
+    from indexer.benchmark import throwaway_prefix
+    from indexer.hostile import analysis_seconds, unicode_texts
+
+    client = connect(ctx.settings())
+    index = f"{throwaway_prefix('bench', 'analysis')}-analysis"
+    settings = {"analysis": analyzers.analysis_settings("en"), "number_of_replicas": 0,
+                "analyze": {"max_token_count": 1_000_000}}
+    client.indices.create(index=index, body={"settings": {"index": settings}})
+    try:
+        return analysis_seconds(client, index, unicode_texts())
+    finally:
+        client.indices.delete(index=index, ignore_unavailable=True)
