@@ -19,8 +19,8 @@ def test_save_this_search_then_check_run_and_delete_it(page, api) -> None:
     page.goto("/?q=murder&court=Supreme+Court+of+India")
     page.wait_for_selector("ol.hits li.hit")
     try:
-        page.fill("#save-name", name)
-        page.get_by_role("button", name="Save this search").click()
+        page.get_by_label("Save this search as").fill(name)
+        page.get_by_role("button", name="Save", exact=True).click()
         expect(page.locator("#saved-notice")).to_have_text(f"Saved {name}.")
         item = page.locator(f'li.saved[data-name="{name}"]')
         expect(item).to_contain_text("murder")
