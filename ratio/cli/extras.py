@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ratio.cli.errors import JSON_KEY, CommandError
+from ratio.cli.command_error import JSON_KEY, CommandError
 
 __all__ = ["MODULES", "MissingExtra", "install_hint", "missing_module", "require", "requires"]
 
