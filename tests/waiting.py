@@ -8,7 +8,10 @@ without saying on what.
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -58,3 +61,14 @@ def serve(app: Any, timeout: float = 30.0) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def stop_group(process: subprocess.Popen, timeout: float = 60.0) -> None:
+    """Stop a server started with ``start_new_session=True`` and all its workers: SIGINT to the whole group (a
+    graceful shutdown, so its log ends cleanly), SIGKILL if it has not exited within ``timeout`` seconds."""
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)

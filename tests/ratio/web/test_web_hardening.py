@@ -283,12 +283,13 @@ def test_ratio_serve_with_two_workers_serves(opensearch_settings, aliases, tmp_p
     """The real command in a subprocess: uvicorn starts two worker processes from the app factory, and the
     settings given on the command line (the key here) reach both."""
     import os
-    import signal
     import socket
     import subprocess
     import sys
 
     import requests
+
+    from tests.waiting import stop_group
 
     repo = Path(__file__).resolve().parents[3]
     with socket.socket() as sock:
@@ -323,12 +324,7 @@ def test_ratio_serve_with_two_workers_serves(opensearch_settings, aliases, tmp_p
                               headers={"X-API-Key": "two-workers"}, timeout=240)
         assert cited.status_code == 200 and cited.json()["checks"], cited.text[:300]
     finally:
-        os.killpg(server.pid, signal.SIGINT)
-        try:
-            server.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(10)
+        stop_group(server)
         log.seek(0)
         output = log.read()
         log.close()

@@ -9,7 +9,6 @@ The access-log test runs the real ``ratio serve`` in a subprocess and reads its 
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from ratio.web import create_app
 from ratio.web.sessions import SessionStore
-from tests.waiting import wait_for
+from tests.waiting import stop_group, wait_for
 
 KEY = "k3y-" + "x7Qp" * 6
 GUARDED = "/api/v1/openapi.json"
@@ -226,12 +225,7 @@ def test_ratio_serve_keeps_the_key_out_of_ps_and_its_access_log(opensearch_setti
         assert requests.post(f"{base}/login", data={"key": KEY}, allow_redirects=False,
                              headers={"X-Forwarded-For": "203.0.113.99"}).status_code == 429
     finally:
-        os.killpg(server.pid, signal.SIGINT)
-        try:
-            server.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(10)
+        stop_group(server)
         log.close()
     output = log_path.read_text()
     assert '"GET /login?[redacted] HTTP/1.1" 400' in output, output[-3000:]
