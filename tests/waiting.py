@@ -2,21 +2,23 @@
 
 :func:`wait_for` polls a condition until it holds or a deadline passes, and then fails saying what it waited
 for; :func:`serve` starts an ASGI app under uvicorn on a free loopback port and waits until the server says
-it has started. Every poll in the tests goes through :func:`wait_for`, so none can wait forever or time out
+it has started; :func:`stop_group` (from :mod:`backends.processes`, where ``ratio bench scale`` takes it too)
+stops a server's process group. Every poll in the tests goes through :func:`wait_for`, so none can wait forever or time out
 without saying on what.
 """
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
+
+from backends.processes import stop_group
+
+__all__ = ["WaitTimeout", "serve", "stop_group", "wait_for"]
 
 T = TypeVar("T")
 
@@ -61,14 +63,3 @@ def serve(app: Any, timeout: float = 30.0) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
-
-
-def stop_group(process: subprocess.Popen, timeout: float = 60.0) -> None:
-    """Stop a server started with ``start_new_session=True`` and all its workers: SIGINT to the whole group (a
-    graceful shutdown, so its log ends cleanly), SIGKILL if it has not exited within ``timeout`` seconds."""
-    os.killpg(process.pid, signal.SIGINT)
-    try:
-        process.wait(timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(10)

@@ -1,0 +1,75 @@
+"""Processes Ratio starts as a group of its own (a server and its workers): stopping the group, reading its memory.
+
+A ``ratio serve`` started with ``start_new_session=True`` leads a process group that holds its uvicorn workers
+and its citation-check workers; stopping only the leader would leave those behind, and its leader's memory alone
+would leave theirs out. One home for both, so the tests that start servers and ``ratio bench scale`` stop and
+measure them alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["GroupMemory", "group_memory", "stop_group"]
+
+_PROC = Path("/proc")
+
+
+def stop_group(process: subprocess.Popen, timeout: float = 60.0) -> None:
+    """Stop a server started with ``start_new_session=True`` and all its workers: SIGINT to the whole group (a
+    graceful shutdown, so its log ends cleanly), SIGKILL if it has not exited within ``timeout`` seconds."""
+    with contextlib.suppress(ProcessLookupError):  # the group may have gone already (a server that failed)
+        os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
+
+
+@dataclass(frozen=True)
+class GroupMemory:
+    """Resident memory of a process group, in kB (``/proc/PID/status``): the leader's current (VmRSS) and peak
+    (VmHWM) and the sum of every member's current, with how many members there were."""
+
+    leader_rss_kb: int
+    leader_hwm_kb: int
+    group_rss_kb: int
+    processes: int
+
+
+def _status(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM of ``pid`` in kB (empty when it has gone or is a zombie, which has no memory)."""
+    try:
+        lines = (_PROC / str(pid) / "status").read_text().splitlines()
+    except (FileNotFoundError, ProcessLookupError):
+        return {}
+    found = {}
+    for line in lines:
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            found[key] = int(value.split()[0])
+    return found
+
+
+def _group_of(pid: int) -> int | None:
+    """The process group of ``pid`` (``/proc/PID/stat``'s fifth field; the name in parentheses may hold spaces)."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[2])
+
+
+def group_memory(leader: int) -> GroupMemory:
+    """The memory of the process group ``leader`` leads (Linux: read from ``/proc``)."""
+    members = [int(p.name) for p in _PROC.iterdir() if p.name.isdigit() and _group_of(int(p.name)) == leader]
+    statuses = {pid: _status(pid) for pid in members}
+    own = statuses.get(leader, {})
+    return GroupMemory(own.get("VmRSS", 0), own.get("VmHWM", 0),
+                       sum(s.get("VmRSS", 0) for s in statuses.values()), sum(1 for s in statuses.values() if s))
