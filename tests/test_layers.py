@@ -47,7 +47,7 @@ OURS = frozenset(ALLOWED)
 
 # The lab wing: evaluation, training and benchmarks (dotted module or package names).
 LAB: frozenset[str] = frozenset({
-    "search.evaluate", "search.training", "search.benchmark", "search.knn_bench",
+    "search.evaluate", "search.training", "search.benchmark", "search.knn_bench", "search.scale_bench",
     "indexer.benchmark", "indexer.hostile", "indexer.sentence_eval", "indexer.roles.train", "indexer.roles.evaluate",
     "indexer.roles.data",
 })
