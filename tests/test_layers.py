@@ -49,7 +49,7 @@ OURS = frozenset(ALLOWED)
 LAB: frozenset[str] = frozenset({
     "search.evaluate", "search.training", "search.benchmark", "search.knn_bench", "search.scale_bench",
     "indexer.benchmark", "indexer.hostile", "indexer.sentence_eval", "indexer.roles.train", "indexer.roles.evaluate",
-    "indexer.roles.data",
+    "indexer.roles.data", "indexer.scale",
 })
 # Modules outside the lab that may import it: the command-line front end.
 LAB_USERS: frozenset[str] = frozenset({"ratio.cli"})
