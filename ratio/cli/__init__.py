@@ -43,7 +43,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "ask": LazyCommand("ratio.cli.ask:ask_command",
                        "Answer QUESTION from the passages Ratio retrieves, citing them, or say why it cannot."),
     "bench": LazyCommand("ratio.cli.bench:bench", "Measure Ratio on this machine.",
-                         subcommands=("ratio.cli.knn:bench_knn",)),
+                         subcommands=("ratio.cli.knn:bench_knn", "ratio.cli.bench_scale:bench_scale")),
     "cite-check": LazyCommand("ratio.cli.cite:cite_check_command",
                               "Check the citations in a brief or draft (FILE, or stdin with '-') against the corpus."),
     "dashboards": LazyCommand("ratio.cli.dashboards:dashboards_group",
