@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from backends.encoders import Encoder
@@ -34,13 +35,13 @@ from ratio.results import BriefPage, Health, SearchPage, to_page
 from search.answer import Answerer, AskOptions, ask
 from search.brief import search_brief
 from search.browse import ExploreView, JudgmentView, explore, judgment_view
-from search.citation_graph import GraphCache
 from search.citecheck import CitationReport, check_citations
 from search.document_query import document_ranking
 from search.errors import BadValueError
 from search.execute import Searcher
 from search.explain import Explanation, explain, explain_filters
 from search.explain_llm import hit_record, llm_explain
+from search.graph_cache import GraphCache
 from search.hits import SearchResult
 from search.intent import classify_intent
 from search.options import MAX_PROVISIONS, PROVISIONS_SIZE, FilterOptions, SearchOptions, SortOrder, merge_options
@@ -78,7 +79,7 @@ class Client:
                  verify_certs: bool = True, prefix: str = "ratio", encoder: str | Encoder | None = None,
                  reranker: str | Reranker | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT,
                  llm: LLM | settings.LLMSettings | None = None,
-                 ranker: str | RankerModel | None = DEFAULT_MODEL) -> None:
+                 ranker: str | RankerModel | None = DEFAULT_MODEL, graphs_dir: Path | None = None) -> None:
         if url is None:
             url = LocalNode(home=settings.home_dir() / "opensearch", cache_dir=settings.cache_dir() / "maven").url
             if url is None:
@@ -90,6 +91,7 @@ class Client:
         self.rerank_weight = rerank_weight
         self._llm = llm
         self._ranker = ranker  # the learned ranker's model folder ("default": shipped; None: fusion only)
+        self.graphs_dir = graphs_dir  # where the citation graph's snapshot is kept (None: rebuilt at every start)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Client:
@@ -98,7 +100,8 @@ class Client:
         options: dict[str, Any] = {"url": env.opensearch_url, "user": env.opensearch_user,
                                    "password": env.opensearch_password,
                                    "verify_certs": env.opensearch_verify_certs, "prefix": env.index_prefix,
-                                   "llm": settings.LLMSettings.read(), "ranker": env.ranker}
+                                   "llm": settings.LLMSettings.read(), "ranker": env.ranker,
+                                   "graphs_dir": settings.graphs_dir()}
         return cls(**{**options, **overrides})
 
     @cached_property
@@ -146,7 +149,7 @@ class Client:
     def graphs(self) -> GraphCache:
         """The corpus's citation graph, kept between judgment views ("cites" and "cited by" read it, and the
         cited-by sort)."""
-        return GraphCache(self.client, self.aliases["judgments"])
+        return GraphCache(self.client, self.aliases["judgments"], self.graphs_dir)
 
     def check_indices(self, kinds: tuple[str, ...] = ("judgments", "chunks")) -> None:
         """Raise ``ratio.IndexNotFoundError`` naming the indices a search needs that do not exist (a wrong

@@ -36,6 +36,11 @@ def home_dir() -> Path:
     return Path(platformdirs.user_data_dir("ratio"))
 
 
+def graphs_dir() -> Path:
+    """Where a server keeps each corpus's citation graph snapshot (:mod:`search.graph_snapshot`)."""
+    return home_dir() / "graphs"
+
+
 def cache_dir() -> Path:
     """Downloads (OpenSearch artifacts) and computed caches (embeddings)."""
     if os.environ.get("RATIO_CACHE"):

@@ -158,7 +158,7 @@ def judgment_view(client: OpenSearch, aliases: dict[str, str], judgment_id: str,
                   graph: CitationGraph | None = None) -> JudgmentView | None:
     """The judgment page's data, or None when the corpus has no judgment with this id. ``graph`` is the
     corpus's citation graph (read now, one scroll, when not given: pass a kept one, see
-    :class:`search.citation_graph.GraphCache`)."""
+    :class:`search.graph_cache.GraphCache`)."""
     try:
         source = client.get(index=aliases["judgments"], id=judgment_id,
                             params={"_source_includes": ",".join(JUDGMENT_FIELDS)})["_source"]

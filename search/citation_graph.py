@@ -13,24 +13,25 @@ fit: ``State of U.P. v. Anil Singh`` in a citing judgment names the judgment tit
 Singh``. A name whose words are all generic (``Ram v. State``) names nothing.
 
 :func:`build_graph` is a pure function of the corpus's metadata, so "cites" and "cited by" come from the same
-resolution and always agree; :func:`load_graph` reads the metadata with one scroll, and :class:`GraphCache`
-keeps a graph for the pages, read again when the corpus changes.
+resolution and always agree; :func:`load_graph` reads the metadata with one scroll. The graph is held as arrays
+(:mod:`search.graph_arrays`); :class:`search.graph_cache.GraphCache` keeps one for the pages, saved to disk
+(:mod:`search.graph_snapshot`) and rebuilt when the corpus changes.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 
+import numpy as np
 from opensearchpy import OpenSearch, helpers
 
 from legal.citations import canonical_case_name
+from search.graph_arrays import Adjacency, NodeIds, Targets, csr, key_hashes
 from search.party_names import load_party_rules, party_tokens, split_case_name
 
-__all__ = ["CitationGraph", "GraphCache", "GraphEntry", "build_graph", "citation_key", "load_entries", "load_graph"]
+__all__ = ["EDGE_ARRAYS", "CitationGraph", "GraphEntry", "build_graph", "build_graphs", "citation_key", "load_entries",
+           "load_graph"]
 
 
 def citation_key(citation: str) -> str | None:
@@ -56,23 +57,58 @@ class GraphEntry:
     cited: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class CitationGraph:
     """Resolved edges both ways, and each resolved key's target (:func:`citation_key`; for linking a citation
-    in the text, use :meth:`target`)."""
+    in the text, use :meth:`target`), held as arrays (:mod:`search.graph_arrays`): ``cites`` and ``cited_by``
+    read like the dicts of tuples they once were, ``targets`` like a dict of keys, at a fraction of the memory,
+    and a graph can be saved and mapped back (:mod:`search.graph_snapshot`)."""
 
-    cites: Mapping[str, tuple[str, ...]]
-    cited_by: Mapping[str, tuple[str, ...]]
-    targets: Mapping[str, str] = field(default_factory=dict)
+    nodes: NodeIds
+    cites_indptr: np.ndarray
+    cites_indices: np.ndarray
+    cited_by_indptr: np.ndarray
+    cited_by_indices: np.ndarray
+    key_hashes: np.ndarray  # sorted
+    key_nodes: np.ndarray
     by_parties: bool = True  # how case names were resolved (see build_graph)
 
+    @property
+    def cites(self) -> Adjacency:
+        return Adjacency(self.nodes, self.cites_indptr, self.cites_indices)
+
+    @property
+    def cited_by(self) -> Adjacency:
+        return Adjacency(self.nodes, self.cited_by_indptr, self.cited_by_indices)
+
+    @property
+    def targets(self) -> Targets:
+        return Targets(self.nodes, self.key_hashes, self.key_nodes)
+
     def cited_by_count(self, judgment_id: str) -> int:
-        return len(self.cited_by.get(judgment_id, ()))
+        return self.cited_by.degree(judgment_id)
+
+    def cited_by_counts(self) -> dict[str, int]:
+        """How many corpus judgments cite each judgment cited at all (one pass over the in-degrees)."""
+        counts = np.diff(self.cited_by_indptr)
+        cited = np.flatnonzero(counts)
+        return dict(zip(self.nodes.ids(cited), counts[cited].tolist(), strict=True))
 
     def target(self, citation: str) -> str | None:
         """The corpus judgment a canonical citation names, or None (unknown, ambiguous or too generic)."""
         key = citation_key(citation) if self.by_parties else exact_key(citation)
         return self.targets.get(key) if key else None
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The edge and key arrays (the node ids are :attr:`nodes`' own), by the names a snapshot saves."""
+        return {name: getattr(self, name) for name in EDGE_ARRAYS}
+
+    @property
+    def nbytes(self) -> int:
+        return self.nodes.nbytes + sum(a.nbytes for a in self.arrays().values())
+
+
+EDGE_ARRAYS = ("cites_indptr", "cites_indices", "cited_by_indptr", "cited_by_indices", "key_hashes", "key_nodes")
 
 
 def exact_key(citation: str) -> str:
@@ -86,25 +122,56 @@ def build_graph(entries: Iterable[GraphEntry], *, by_parties: bool = True) -> Ci
     ``by_parties=False`` keeps the exact-string resolution the learned ranker's graph features and mined
     training labels were built with (the model in ``search/ranking/model`` expects it; on AILA the party-word
     resolution finds 1,459 edges where the exact one finds 752, so switching means retraining)."""
-    citation_key_of = citation_key if by_parties else exact_key
-    entries = list(entries)
-    names: dict[str, set[str]] = defaultdict(set)
-    for entry in entries:
+    return build_graphs(entries, (by_parties,))[by_parties]
+
+
+def build_graphs(entries: Iterable[GraphEntry],
+                 resolutions: Iterable[bool] = (True, False)) -> dict[bool, CitationGraph]:
+    """:func:`build_graph` for each resolution in ``resolutions`` (``by_parties``), sharing one :class:`NodeIds`.
+    Judgment ids are unique (an index's ``_id``); a repeated id keeps its last entry."""
+    entries = list({e.judgment_id: e for e in entries}.values())
+    nodes = NodeIds.of([e.judgment_id for e in entries])
+    return {by_parties: _resolve(entries, nodes, by_parties) for by_parties in dict.fromkeys(resolutions)}
+
+
+def _resolve(entries: list[GraphEntry], nodes: NodeIds, by_parties: bool) -> CitationGraph:
+    rule = citation_key if by_parties else exact_key
+    memo: dict[str, str | None] = {}  # a cited string recurs across judgments: resolve each once
+
+    def key_of(citation: str) -> str | None:
+        if citation not in memo:
+            memo[citation] = rule(citation)
+        return memo[citation]
+
+    named: dict[str, int] = {}  # key -> the one node it names, or AMBIGUOUS
+    for node, entry in enumerate(entries):
         name = canonical_case_name(entry.title)
         for citation in (*entry.citations, *((name,) if name else ())):
-            if key := citation_key_of(citation):
-                names[key].add(entry.judgment_id)
-    targets = {key: next(iter(ids)) for key, ids in names.items() if len(ids) == 1}
-    cites: dict[str, tuple[str, ...]] = {}
-    cited_by: dict[str, list[str]] = defaultdict(list)
-    for entry in entries:
-        keys = (citation_key_of(c) for c in entry.cited)
-        found = tuple(dict.fromkeys(t for k in keys if k and (t := targets.get(k)) and t != entry.judgment_id))
-        if found:
-            cites[entry.judgment_id] = found
-            for target in found:
-                cited_by[target].append(entry.judgment_id)
-    return CitationGraph(cites, {k: tuple(v) for k, v in cited_by.items()}, targets, by_parties)
+            if key := key_of(citation):
+                named[key] = node if named.get(key, node) == node else AMBIGUOUS
+    targets = {key: node for key, node in named.items() if node != AMBIGUOUS}
+    sources: list[int] = []
+    found: list[int] = []
+    for node, entry in enumerate(entries):
+        cited = dict.fromkeys(t for c in entry.cited if (k := key_of(c)) and (t := targets.get(k, node)) != node)
+        sources += [node] * len(cited)
+        found += cited
+    src, dst = np.array(sources, dtype=np.int64), np.array(found, dtype=np.int64)
+    cites_indptr, cites_indices = csr(src, dst, len(nodes))
+    cited_by_indptr, cited_by_indices = csr(dst, src, len(nodes))
+    hashes = key_hashes(targets)
+    values = np.fromiter(targets.values(), dtype=np.int32, count=len(targets))
+    order = np.argsort(hashes, kind="stable")
+    hashes, values = hashes[order], values[order]
+    clash = np.zeros(len(hashes), dtype=bool)  # two keys with one hash: neither is trusted (never seen in practice)
+    same = hashes[1:] == hashes[:-1]
+    clash[1:] |= same
+    clash[:-1] |= same
+    return CitationGraph(nodes, cites_indptr, cites_indices, cited_by_indptr, cited_by_indices,
+                         hashes[~clash], values[~clash], by_parties)
+
+
+AMBIGUOUS = -1
 
 
 def load_entries(client: OpenSearch, judgments: str) -> list[GraphEntry]:
@@ -119,29 +186,3 @@ def load_graph(client: OpenSearch, judgments: str, *, by_parties: bool = True) -
     """The graph of the corpus behind the ``judgments`` alias (one scroll over its metadata); ``by_parties`` as
     in :func:`build_graph`."""
     return build_graph(load_entries(client, judgments), by_parties=by_parties)
-
-
-class GraphCache:
-    """The graph of one ``judgments`` alias, kept between page views and read again when the alias's
-    document count changes or the graph is older than ``max_age`` seconds (a re-indexed judgment keeps the
-    count). Both resolutions (:func:`build_graph`: by parties for the pages and sorts, exact for the learned
-    ranker) come from one scroll. Thread-safe: pages are served from a thread pool."""
-
-    def __init__(self, client: OpenSearch, judgments: str, max_age: float = 300.0) -> None:
-        self.client, self.judgments, self.max_age = client, judgments, max_age
-        self._lock = threading.Lock()
-        self._entries: list[GraphEntry] | None = None
-        self._graphs: dict[bool, CitationGraph] = {}
-        self._count = -1
-        self._loaded = 0.0
-
-    def graph(self, by_parties: bool = True) -> CitationGraph:
-        count = int(self.client.count(index=self.judgments)["count"])
-        with self._lock:
-            fresh = time.monotonic() - self._loaded < self.max_age
-            if self._entries is None or count != self._count or not fresh:
-                self._entries, self._graphs = load_entries(self.client, self.judgments), {}
-                self._count, self._loaded = count, time.monotonic()
-            if by_parties not in self._graphs:
-                self._graphs[by_parties] = build_graph(self._entries, by_parties=by_parties)
-            return self._graphs[by_parties]

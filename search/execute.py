@@ -36,10 +36,11 @@ from backends.llm import LLM
 from backends.opensearch.indices import index_encoder
 from search.builders import constraints
 from search.chunk_search import Chunks, ChunkSearch
-from search.citation_graph import CitationGraph, GraphCache
+from search.citation_graph import CitationGraph
 from search.expand import Expansion, expand
 from search.explain_llm import explain_hit
 from search.facets import facets
+from search.graph_cache import GraphCache
 from search.hits import SearchResult
 from search.matcher import Matcher
 from search.matching import CountRule, Matching, cosine, meaning_floor

@@ -22,7 +22,7 @@ with ties broken by ``judgment_id``, so it is total and pages never overlap:
   (:mod:`search.citation_graph`, the same that the judgment page's "cited by" shows), newest first among equals.
   The judgments index does not store the count: a count stored per judgment goes stale whenever a newer
   judgment cites an older one, so the graph is read (one scroll over the metadata, kept by
-  :class:`search.citation_graph.GraphCache` until the index changes) and the order is a script sort over the
+  :class:`search.graph_cache.GraphCache` until the index changes) and the order is a script sort over the
   counts (:func:`cited_by_counts`). It works on every index, old ones included; the cost is one scroll per
   index change and a parameter map of the cited judgments in each sorted request.
 
@@ -171,7 +171,7 @@ def open_point_in_time(client: OpenSearch, index: str) -> str | None:
 
 def cited_by_counts(graph: CitationGraph) -> dict[str, int]:
     """The parameters of the cited-by sort: how many corpus judgments cite each judgment cited at all."""
-    return {doc: len(citers) for doc, citers in graph.cited_by.items() if citers}
+    return graph.cited_by_counts()
 
 
 def _values(hit: Mapping[str, Any]) -> tuple[SortValue, ...]:

@@ -50,6 +50,7 @@ LAB: frozenset[str] = frozenset({
     "search.evaluate", "search.training", "search.benchmark", "search.knn_bench", "search.scale_bench",
     "indexer.benchmark", "indexer.hostile", "indexer.sentence_eval", "indexer.roles.train", "indexer.roles.evaluate",
     "indexer.roles.data", "indexer.scale",
+    "search.graph_bench",
 })
 # Modules outside the lab that may import it: the command-line front end.
 LAB_USERS: frozenset[str] = frozenset({"ratio.cli"})

@@ -16,6 +16,7 @@ from rich.table import Table
 from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, STATIC_ENCODER, is_static
 from backends.llm import LLMError
 from ratio import settings
+from ratio.cli.bench_graph import bench_graph
 from ratio.cli.common import Context
 from ratio.cli.options import (
     api_key_option,
@@ -319,3 +320,6 @@ def _hostile_analysis(ctx: Context) -> list:
         return analysis_seconds(client, index, unicode_texts())
     finally:
         client.indices.delete(index=index, ignore_unavailable=True)
+
+
+bench.add_command(bench_graph)  # ratio bench graph (ratio.cli.bench_graph)

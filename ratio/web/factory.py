@@ -31,7 +31,7 @@ def app_from_settings(config: settings.ServerSettings, *, load_models: bool = Tr
     missing is said and left to the health check, so the server still starts and can report it)."""
     client = Client(config.url, user=config.user, password=config.password, verify_certs=config.verify_certs,
                     prefix=config.prefix, reranker=config.reranker, rerank_weight=config.rerank_weight,
-                    llm=config.llm_settings())
+                    llm=config.llm_settings(), graphs_dir=settings.graphs_dir())
     if load_models:
         try:
             seconds = client.load_models(_say)

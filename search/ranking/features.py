@@ -132,7 +132,7 @@ class Features:
     @property
     def graph(self) -> CitationGraph:
         """The corpus's citation graph, read on first use (one scroll, or from the caller's source: the searcher's
-        :class:`~search.citation_graph.GraphCache`, which the pages share) and kept; resolved exactly, as the
+        :class:`~search.graph_cache.GraphCache`, which the pages share) and kept; resolved exactly, as the
         shipped model was trained (:func:`search.citation_graph.build_graph`)."""
         if self._graph is None:
             self._graph = self._source() if self._source else \

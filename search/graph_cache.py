@@ -1,0 +1,109 @@
+"""The citation graph a server keeps: read from a snapshot at start, rebuilt in the background when the corpus
+changes, so neither a start nor a page view waits for a scroll over every judgment once one graph exists.
+
+:class:`GraphCache` holds both resolutions of :func:`search.citation_graph.build_graph` (by parties for the pages
+and sorts, exact for the learned ranker), built from one scroll and sharing their node ids. With a snapshot
+folder (:mod:`search.graph_snapshot`; the ``ratio`` layer passes one under its data folder) the first call maps
+a saved graph instead of scrolling. When the index state differs from the held graph's (a write, a delete, a
+re-index: :func:`search.graph_snapshot.index_state`), the cache keeps answering with the graph it holds while one
+background thread scrolls, builds and saves the new one (stale-while-revalidate); only a cache with no graph at
+all, and no snapshot, makes its first caller wait.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import OpenSearchException
+
+from search.citation_graph import CitationGraph, build_graphs, load_entries
+from search.graph_snapshot import index_state, load_snapshot, save_snapshot
+
+__all__ = ["GraphCache"]
+
+State = list[dict[str, Any]]
+
+
+class GraphCache:
+    """The graph of one ``judgments`` alias, kept between page views. The index state is read at most once per
+    ``check_every`` seconds (one ``_stats`` request). ``background=False`` rebuilds in the caller's thread
+    instead (``ratio index`` writing a snapshot, tests that want the new graph at once). Thread-safe: pages are
+    served from a thread pool."""
+
+    def __init__(self, client: OpenSearch, judgments: str, snapshots: Path | None = None, *,
+                 check_every: float = 1.0, background: bool = True) -> None:
+        self.client, self.judgments, self.snapshots = client, judgments, snapshots
+        self.check_every, self.background = check_every, background
+        self._graphs: dict[bool, CitationGraph] = {}
+        self._state: State | None = None
+        self._checked = float("-inf")
+        self._building = threading.Lock()  # one build at a time; held through the first load
+        self._starting = threading.Lock()  # one background thread at a time
+        self._thread: threading.Thread | None = None
+        self.source: str | None = None  # where the held graph came from: "snapshot" or "scroll"
+        self.error: Exception | None = None  # why the last background rebuild failed (the old graph stays)
+
+    def graph(self, by_parties: bool = True) -> CitationGraph:
+        if self._graphs and time.monotonic() - self._checked < self.check_every:
+            return self._graphs[by_parties]
+        state = index_state(self.client, self.judgments)
+        self._checked = time.monotonic()
+        if not self._graphs:
+            with self._building:
+                if not self._graphs:
+                    self._first_load(state)
+        if state != self._state:
+            self._refresh(state)
+        return self._graphs[by_parties]
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a background rebuild to end; True when none is running."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        return thread is None or not thread.is_alive()
+
+    def _first_load(self, state: State) -> None:
+        saved = load_snapshot(self.snapshots, self.judgments) if self.snapshots is not None else None
+        if saved is not None:  # fresh, or stale and refreshed next (by _refresh)
+            self._state, self._graphs = saved[0], saved[1]
+            self.source = "snapshot"
+            if set(self._graphs) == {True, False}:
+                return
+        self._rebuild(state)
+
+    def _refresh(self, state: State) -> None:
+        if not self.background:
+            with self._building:
+                if state != self._state:
+                    self._rebuild(state)
+            return
+        with self._starting:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            self._thread = threading.Thread(target=self._rebuild_quietly, args=(state,), daemon=True,
+                                            name=f"graph-{self.judgments}")
+            self._thread.start()
+
+    def _rebuild_quietly(self, state: State) -> None:
+        try:
+            with self._building:
+                self._rebuild(state)
+            self.error = None
+        except (OpenSearchException, OSError, ValueError) as exc:  # the held graph stays; the next check retries
+            self.error = exc
+
+    def _rebuild(self, state: State) -> None:
+        """Scroll, build both resolutions, hold them, and save them (``state``: read before the scroll, so a
+        write during it leaves the graph stale rather than marked fresh)."""
+        graphs = build_graphs(load_entries(self.client, self.judgments))
+        self._graphs, self._state, self.source = graphs, state, "scroll"
+        if self.snapshots is not None:
+            try:
+                save_snapshot(self.snapshots, self.judgments, state, graphs)
+            except OSError as exc:  # a read-only or full disk costs the next start a scroll, not this answer
+                self.error = exc

@@ -1,0 +1,147 @@
+"""The citation graph as arrays: the same graph as the dict-built one on the real corpora, saved and mapped back,
+kept fresh by the index state (a write, a re-index), served stale while one thread rebuilds, and rebuilt from a
+corrupt snapshot; and the graph-only benchmark at a small size."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from opensearchpy import OpenSearch
+
+from ratio.cli import cli
+from search.citation_graph import CitationGraph, GraphEntry, build_graph, build_graphs, load_entries
+from search.graph_bench import REAL_OUT_DEGREE, DictGraph, dict_graph, synthetic_entries
+from search.graph_cache import GraphCache
+from search.graph_snapshot import index_state, load_snapshot, save_snapshot, snapshot_folder
+
+REAL = ("ratio-judgments", "fast-irled-judgments")  # AILA and IRLeD as `ratio index` left them: read, never written
+
+
+def same_graph(graph: CitationGraph, reference: DictGraph, entries: list[GraphEntry]) -> None:
+    """``graph`` answers as ``reference`` does: every edge both ways in order, every citation's target."""
+    assert dict(graph.cites) == reference.cites
+    assert dict(graph.cited_by) == reference.cited_by
+    assert len(graph.targets) == len(reference.targets)
+    assert graph.cited_by_counts() == {doc: len(citers) for doc, citers in reference.cited_by.items()}
+    for entry in entries:
+        assert graph.cited_by_count(entry.judgment_id) == len(reference.cited_by.get(entry.judgment_id, ()))
+        for citation in (*entry.cited, *entry.citations, *((entry.title,) if entry.title else ())):
+            assert graph.target(citation) == reference.target(citation), (entry.judgment_id, citation)
+    assert graph.cites.get("no such judgment") is None and "no such judgment" not in graph.cited_by
+
+
+@pytest.mark.parametrize("alias", REAL)
+def test_the_array_graph_is_the_dict_graph_on_the_real_corpora(client: OpenSearch, alias: str, tmp_path: Path) -> None:
+    if not client.indices.exists_alias(name=alias):
+        pytest.fail(f"no {alias}: index AILA (ratio-) and IRLeD (fast-irled-) from shared/data with 'ratio index'")
+    entries = load_entries(client, alias)
+    graphs = build_graphs(entries)
+    save_snapshot(tmp_path, alias, [], graphs)
+    state, mapped = load_snapshot(tmp_path, alias)
+    assert state == [] and isinstance(mapped[True].cites_indices, np.memmap)
+    for by_parties in (True, False):
+        reference = dict_graph(entries, by_parties=by_parties)
+        assert reference.cites, "the corpus cites itself"
+        same_graph(graphs[by_parties], reference, entries)
+        same_graph(mapped[by_parties], reference, entries)
+        assert build_graph(entries, by_parties=by_parties).arrays().keys() == graphs[by_parties].arrays().keys()
+
+
+def test_the_benchmark_default_is_the_real_mean_out_degree(client: OpenSearch) -> None:
+    graph = build_graph(load_entries(client, "ratio-judgments"))
+    assert len(graph.cites_indices) / len(graph.nodes) == pytest.approx(REAL_OUT_DEGREE, abs=0.01)
+
+
+def test_the_array_graph_is_the_dict_graph_on_a_synthetic_corpus() -> None:
+    entries = synthetic_entries(3000, edges_per_node=3.0, seed=7)
+    for by_parties in (True, False):
+        same_graph(build_graph(entries, by_parties=by_parties), dict_graph(entries, by_parties=by_parties), entries)
+    in_degrees = np.sort(np.diff(build_graph(entries).cited_by_indptr))[::-1]
+    assert in_degrees[0] > 20 * max(1, int(np.median(in_degrees)))  # a power law: the most cited stand out
+
+
+# ---------------------------------------------------------------- snapshots on a throwaway index
+
+
+@pytest.fixture
+def judgments(client: OpenSearch) -> Iterator[str]:
+    """A throwaway judgments alias (its own prefix) holding three judgments: B and C cite A."""
+    prefix = f"ratio-test-graph-{uuid.uuid4().hex[:10]}"
+    alias = f"{prefix}-judgments"
+    client.indices.create(index=f"{alias}-v1", body={"settings": {"number_of_replicas": 0},
+                                                     "aliases": {alias: {}}})
+    try:
+        write(client, alias, "A", "State Of U.P. v Anil Singh", ["(1995) 6 SCC 315"])
+        write(client, alias, "B", "Bharat v. Union of India", ["AIR 1973 SC 1461"], ["(1995) 6 SCC 315"])
+        write(client, alias, "C", None, [], ["State of U.P. v. Anil Singh"])
+        yield alias
+    finally:
+        client.indices.delete(index=f"{prefix}-*", ignore_unavailable=True)
+
+
+def write(client: OpenSearch, alias: str, judgment_id: str, title: str | None, citations: list[str],
+          cited: list[str] = ()) -> None:
+    source = {"judgment_id": judgment_id, "title": title, "citations": citations, "cited_judgments": list(cited)}
+    client.index(index=alias, id=judgment_id, body=source, refresh=True)
+
+
+def test_a_fresh_snapshot_is_mapped_instead_of_scrolled(client: OpenSearch, judgments: str, tmp_path: Path) -> None:
+    first = GraphCache(client, judgments, tmp_path)
+    assert dict(first.graph().cited_by) == {"A": ("B", "C")} and first.source == "scroll"
+    assert dict(first.graph(by_parties=False).cites) == {"B": ("A",)}
+    started = GraphCache(client, judgments, tmp_path)
+    graph = started.graph()
+    assert started.source == "snapshot" and isinstance(graph.cited_by_indptr, np.memmap)
+    assert dict(graph.cited_by) == {"A": ("B", "C")} and graph.target("(1995) 6 SCC 315") == "A"
+
+
+def test_a_changed_index_is_served_stale_while_one_thread_rebuilds(client: OpenSearch, judgments: str,
+                                                                   tmp_path: Path) -> None:
+    cache = GraphCache(client, judgments, tmp_path, check_every=0)
+    before = cache.graph()
+    write(client, judgments, "B", "Bharat v. Union of India", ["AIR 1973 SC 1461"])  # re-indexed: same count
+    with cache._building:  # the rebuild waits here, so the answer below is the one served meanwhile
+        assert cache.graph() is before and cache.graph(by_parties=False).cites == {"B": ("A",)}
+        assert cache._thread is not None and cache._thread.is_alive()
+    assert cache.wait(30) and cache.error is None
+    assert dict(cache.graph().cited_by) == {"A": ("C",)} and not cache.graph(by_parties=False).cites
+    write(client, judgments, "D", None, [], ["AIR 1973 SC 1461"])  # a new judgment
+    cache.graph()
+    assert cache.wait(30) and dict(cache.graph().cites) == {"C": ("A",), "D": ("B",)}
+    state, saved = load_snapshot(tmp_path, judgments)  # the snapshot was rewritten with the new state
+    assert state == index_state(client, judgments) and dict(saved[True].cites) == {"C": ("A",), "D": ("B",)}
+
+
+def test_a_corrupt_snapshot_is_ignored_and_rebuilt(client: OpenSearch, judgments: str, tmp_path: Path) -> None:
+    GraphCache(client, judgments, tmp_path).graph()
+    folder = snapshot_folder(tmp_path, judgments)
+    stamp = json.loads((folder / "current.json").read_text())["stamp"]
+    indices = folder / stamp / "parties_cited_by_indices.npy"
+    indices.write_bytes(indices.read_bytes()[:-4])  # truncated
+    assert load_snapshot(tmp_path, judgments) is None
+    cache = GraphCache(client, judgments, tmp_path)
+    assert dict(cache.graph().cited_by) == {"A": ("B", "C")} and cache.source == "scroll"
+    assert load_snapshot(tmp_path, judgments) is not None  # written again, whole
+    (folder / "current.json").write_text("{not json")
+    cache = GraphCache(client, judgments, tmp_path)
+    assert dict(cache.graph().cited_by) == {"A": ("B", "C")} and cache.source == "scroll"
+
+
+# ---------------------------------------------------------------- the graph-only benchmark, small
+
+
+def test_ratio_bench_graph_measures_build_save_and_load() -> None:
+    result = CliRunner().invoke(cli, ["bench", "graph", "--nodes", "20000", "--dict-nodes", "5000", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["nodes"] == 20000 and data["edges"] == pytest.approx(20000 * REAL_OUT_DEGREE, rel=0.1)
+    assert 0 < data["exact_edges"] < data["edges"]  # names cited not as titled resolve by parties only
+    assert data["load_s"] > 0 and data["build_s"] > 0
+    assert data["snapshot_bytes"] >= data["arrays_bytes"] and data["arrays_bytes"] < 200 * 20000
+    assert data["dict_rss_bytes"] > 0
