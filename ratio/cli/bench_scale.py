@@ -136,7 +136,7 @@ def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_
     scale indices are dropped at the end, however the run ends, unless --keep.
     """
     from backends.opensearch import IndexLayout
-    from indexer.scale import drop_scale_corpus, grow_scale_corpus, plan_scale
+    from indexer.scale import ScalePrefixError, drop_scale_corpus, grow_scale_corpus, plan_scale
     from ratio.cli.bench import read_queries, typed_texts
     from ratio.encoders import search_encoders
     from search.citation_graph import load_graph
@@ -159,8 +159,11 @@ def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_
     if not pasted_file.is_file():
         raise click.ClickException(f"no pasted fact patterns at {pasted_file}: give --data (the datasets folder)")
     folder = _data_path(client, data_path)
-    plans = [plan_scale(client, source_prefix=source, prefix=scale_prefix, judgments=step, data_path=folder)
-             for step in steps]
+    try:
+        plans = [plan_scale(client, source_prefix=source, prefix=scale_prefix, judgments=step, data_path=folder)
+                 for step in steps]
+    except ScalePrefixError as exc:
+        raise click.BadParameter(str(exc), param_hint="--prefix") from exc
     refused = [plan for plan in plans if not plan.fits]
     if refused:
         raise click.ClickException("not run, nothing written: " + "; ".join(
@@ -177,12 +180,16 @@ def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_
             click.echo(f"growing {scale_prefix} to {step:,} judgments ...", err=True)
             growth = grow_scale_corpus(client, source_prefix=source, prefix=scale_prefix, judgments=step,
                                        source_edges=source_edges, seed=seed)
+            if growth.stopped:
+                raise click.ClickException(f"the scale corpus stopped growing at {growth.judgments:,} judgments: "
+                                           f"{growth.stopped}")
             client.indices.refresh(index=f"{aliases['judgments']},{aliases['chunks']}")
             click.echo(f"measuring {growth.judgments:,} judgments / {growth.chunks:,} chunks ...", err=True)
             searcher = Searcher(client, aliases, model)  # a fresh one per step: its graph is this step's
             documents = document_requests(client, aliases["judgments"], count)
             figures = measure_step(searcher, typed=typed, pasted=pasted, documents=documents)
-            row = {"step": step, "build_s": round(growth.seconds, 1), "edges": growth.edges, **figures.as_dict()}
+            row = {"step": step, "build_s": round(growth.seconds, 1), "edges": growth.edges,
+                   "failed": len(growth.failed), **figures.as_dict()}
             if server:
                 row["server"] = asdict(_server(ctx, scale_prefix, typed[0].text if typed else pasted[0].text))
             rows.append(row)
