@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 __all__ = ["Adjacency", "NodeIds", "Targets", "csr", "key_hash", "key_hashes"]
+
+RECENT = 1 << 16  # ids a graph remembers the node of (a few MB); forgotten all at once when full
 
 
 def key_hash(text: str) -> int:
@@ -52,6 +54,8 @@ class NodeIds:
     offsets: np.ndarray  # int64, n + 1: node i's bytes are blob[offsets[i]:offsets[i + 1]]
     hashes: np.ndarray  # uint64, sorted: key_hash of every id
     order: np.ndarray  # int32: the node whose id has hashes[k]
+    # ids looked up lately -> node (or -1): the ranker asks for the same candidates search after search
+    recent: dict[str, int] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, ids: Sequence[str]) -> NodeIds:
@@ -67,20 +71,30 @@ class NodeIds:
         return len(self.offsets) - 1
 
     def id(self, node: int) -> str:
-        return self.blob[self.offsets[node]:self.offsets[node + 1]].tobytes().decode("utf-8")
+        start, end = self.offsets[node:node + 2].tolist()
+        return self.blob[start:end].tobytes().decode("utf-8")
 
     def ids(self, nodes: Iterable[int]) -> tuple[str, ...]:
         return tuple(self.id(int(n)) for n in nodes)
 
     def node(self, judgment_id: str) -> int | None:
         """The node of ``judgment_id``, or None when the graph has no such judgment."""
-        h = np.uint64(key_hash(judgment_id))
-        i = int(np.searchsorted(self.hashes, h))
-        while i < len(self.hashes) and self.hashes[i] == h:  # a collision leaves neighbours with the same hash
-            if self.id(int(self.order[i])) == judgment_id:
-                return int(self.order[i])
+        node = self.recent.get(judgment_id)
+        if node is None:
+            if len(self.recent) >= RECENT:
+                self.recent.clear()
+            node = self.recent[judgment_id] = self._search(judgment_id)
+        return None if node < 0 else node
+
+    def _search(self, judgment_id: str) -> int:
+        h = key_hash(judgment_id)
+        i = int(self.hashes.searchsorted(np.uint64(h)))
+        while i < len(self.hashes) and int(self.hashes[i]) == h:  # a collision leaves neighbours with one hash
+            node = int(self.order[i])
+            if self.id(node) == judgment_id:
+                return node
             i += 1
-        return None
+        return -1
 
     def arrays(self) -> dict[str, np.ndarray]:
         return {"ids_blob": self.blob, "ids_offsets": self.offsets, "id_hashes": self.hashes, "id_order": self.order}
@@ -109,13 +123,20 @@ class Adjacency(Mapping[str, tuple[str, ...]]):
         node = self.nodes.node(judgment_id) if isinstance(judgment_id, str) else None
         if node is None:
             return 0, 0
-        return int(self.indptr[node]), int(self.indptr[node + 1])
+        start, end = self.indptr[node:node + 2].tolist()
+        return start, end
 
     def __getitem__(self, judgment_id: str) -> tuple[str, ...]:
         start, end = self._span(judgment_id)
         if start == end:
             raise KeyError(judgment_id)
-        return self.nodes.ids(self.indices[start:end])
+        return self.nodes.ids(self.indices[start:end].tolist())
+
+    def get(self, judgment_id: str, default: tuple[str, ...] | None = None) -> tuple[str, ...] | None:
+        """As ``dict.get``, without the raised and caught ``KeyError`` of ``Mapping.get`` (the ranker asks for
+        a thousand judgments a search, most of them cited by none)."""
+        start, end = self._span(judgment_id)
+        return self.nodes.ids(self.indices[start:end].tolist()) if end > start else default
 
     def __contains__(self, judgment_id: object) -> bool:
         start, end = self._span(judgment_id) if isinstance(judgment_id, str) else (0, 0)
