@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -132,19 +133,16 @@ def _transient(exc: BaseException) -> bool:
 Progress = Callable[[str, int], None]  # (what, how many) after each judgment or provision
 
 
-class IndexWriter:
-    """Writes judgments to the ``judgments`` and ``chunks`` aliases and provisions to ``provisions``."""
+class BulkWriter:
+    """The bulk machinery every load shares: streaming bulk sized by :class:`BulkSettings`, 429s retried per document,
+    an unreachable cluster asked again, a refused request split to its culprit, and refresh paused for the load
+    and put back (:mod:`indexer.bulk_settings`). :class:`IndexWriter` builds its documents with the pipeline;
+    :meth:`write_documents` takes documents already made (copies of indexed ones, :mod:`indexer.scale`)."""
 
-    def __init__(self, client: OpenSearch, aliases: dict[str, str], pipeline: Pipeline, *,
-                 batch_size: int = 16, bulk: BulkSettings | None = None, progress: Progress | None = None,
-                 replace: bool = False):
+    def __init__(self, client: OpenSearch, aliases: dict[str, str], *, bulk: BulkSettings | None = None):
         self.client = client
-        self.replace = replace  # a judgment from another file may replace the stored one of its id
         self.aliases = aliases
-        self.pipeline = pipeline
-        self.batch_size = batch_size
         self.bulk = bulk or BulkSettings()
-        self.progress = progress or (lambda what, n: None)
 
     # ------------------------------------------------------------------ bulk plumbing
     def _retrying(self, report: IndexReport, what: str, call: Callable[[], Any]) -> Any:
@@ -207,6 +205,82 @@ class IndexWriter:
 
         if actions:
             self._retrying(report, "a bulk write", attempt)
+
+    # ------------------------------------------------------------------ a load
+    def _indices(self) -> str:
+        return written_indices(self.aliases)
+
+    def _load(self, work: Callable[[IndexReport], None]) -> IndexReport:
+        """Run ``work(report)`` as one load: periodic refresh off (when ``bulk.refresh_off``) and restored at the
+        end, also when it raises (an error, Ctrl-C), followed by one refresh; a load killed before that leaves a
+        note the next load's start acts on (:mod:`indexer.bulk_settings`; the report's ``leftovers`` say what it
+        found). An unreachable cluster ends the load with ``stopped`` set rather than raising."""
+        report = IndexReport()
+        started = time.perf_counter()
+        paused: bulk_settings.Pause | None = None
+        try:
+            if self.bulk.refresh_off:
+                holder = bulk_settings.Holder.this_process()
+                paused = self._retrying(report, "a settings change",
+                                        lambda: bulk_settings.pause(self.client, self._indices(), holder))
+                report.leftovers.extend(paused.found)
+            try:
+                work(report)
+            except BaseException:
+                if paused:  # one try, no waiting: the note left on a failure is the next run's to act on
+                    with contextlib.suppress(TransportError):
+                        bulk_settings.restore(self.client, paused)
+                raise
+            if paused:
+                self._retrying(report, "a settings change", lambda: bulk_settings.restore(self.client, paused))
+            if self.bulk.refresh_at_end:
+                self._retrying(report, "a refresh", lambda: self.client.indices.refresh(index=self._indices()))
+        except ClusterUnreachable as exc:
+            report.stopped = (f"{report.stopped or exc}; what the counts say was written is there, the items "
+                              "listed as 'not written' got no acknowledgement (one written as the cluster went away "
+                              "may be there) and any later input was not read: re-run the same command to resume")
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def write_documents(self, actions: Iterable[dict[str, Any]], *, batch: int = 1000) -> IndexReport:
+        """Write ready bulk ``actions`` (``_op_type``, ``_index``, ``_id``, ``_source``) as one load, ``batch`` at a
+        time so an endless iterable is written in bounded memory. Written documents are counted by the kind of
+        alias they went to (``judgments_indexed``, ``chunks_indexed``, ``provisions_indexed``), a refused one is
+        in ``failed`` with the cluster's reason; nothing is read back or hashed (no pipeline runs)."""
+        kinds = {alias: kind for kind, alias in self.aliases.items()}
+
+        def work(report: IndexReport) -> None:
+            iterator = iter(actions)
+            while chunk := list(itertools.islice(iterator, batch)):
+                kind_of = {str(a["_id"]): kinds.get(str(a["_index"]), "") for a in chunk}
+                results: list[tuple[bool, dict[str, Any]]] = []
+                try:
+                    self._bulk(chunk, results, report)
+                finally:
+                    for ok, item in results:
+                        result = next(iter(item.values()))
+                        if not ok:
+                            report.failed.append((str(result.get("_id")), _reason(result)))
+                        elif (kind := kind_of.get(str(result.get("_id")))) in _COUNTED:
+                            setattr(report, _COUNTED[kind], getattr(report, _COUNTED[kind]) + 1)
+
+        return self._load(work)
+
+
+_COUNTED = {"judgments": "judgments_indexed", "chunks": "chunks_indexed", "provisions": "provisions_indexed"}
+
+
+class IndexWriter(BulkWriter):
+    """Writes judgments to the ``judgments`` and ``chunks`` aliases and provisions to ``provisions``."""
+
+    def __init__(self, client: OpenSearch, aliases: dict[str, str], pipeline: Pipeline, *,
+                 batch_size: int = 16, bulk: BulkSettings | None = None, progress: Progress | None = None,
+                 replace: bool = False):
+        super().__init__(client, aliases, bulk=bulk)
+        self.replace = replace  # a judgment from another file may replace the stored one of its id
+        self.pipeline = pipeline
+        self.batch_size = batch_size
+        self.progress = progress or (lambda what, n: None)
 
     def _stored(self, alias: str, ids: list[str], fields: list[str], report: IndexReport) -> dict[str, dict[str, Any]]:
         if not ids:
@@ -383,9 +457,6 @@ class IndexWriter:
             raise unreachable
 
     # ------------------------------------------------------------------ the run
-    def _indices(self) -> str:
-        return written_indices(self.aliases)
-
     def run(self, items: Iterable[Judgment | Provision | LoadError]) -> IndexReport:
         """Index everything ``items`` yields; never raises for a bad item, nor when the cluster is gone (the
         report's ``stopped`` says so, and the items not yet read are left for a re-run).
@@ -396,32 +467,7 @@ class IndexWriter:
         by one refresh; a run killed before that leaves a note the next run's start acts on
         (:mod:`indexer.bulk_settings`; the report's ``leftovers`` say what it found).
         """
-        report = IndexReport()
-        started = time.perf_counter()
-        paused: bulk_settings.Pause | None = None
-        try:
-            if self.bulk.refresh_off:
-                holder = bulk_settings.Holder.this_process()
-                paused = self._retrying(report, "a settings change",
-                                        lambda: bulk_settings.pause(self.client, self._indices(), holder))
-                report.leftovers.extend(paused.found)
-            try:
-                self._run(iter(items), report)
-            except BaseException:
-                if paused:  # one try, no waiting: the note left on a failure is the next run's to act on
-                    with contextlib.suppress(TransportError):
-                        bulk_settings.restore(self.client, paused)
-                raise
-            if paused:
-                self._retrying(report, "a settings change", lambda: bulk_settings.restore(self.client, paused))
-            if self.bulk.refresh_at_end:
-                self._retrying(report, "a refresh", lambda: self.client.indices.refresh(index=self._indices()))
-        except ClusterUnreachable as exc:
-            report.stopped = (f"{report.stopped or exc}; what the counts say was written is there, the items "
-                              "listed as 'not written' got no acknowledgement (one written as the cluster went away "
-                              "may be there) and any later input was not read: re-run the same command to resume")
-        report.seconds = time.perf_counter() - started
-        return report
+        return self._load(lambda report: self._run(iter(items), report))
 
     def _run(self, iterator: Iterator[Judgment | Provision | LoadError], report: IndexReport) -> None:
         pending: Future[IndexReport] | None = None
