@@ -131,12 +131,14 @@ class Features:
 
     @property
     def graph(self) -> CitationGraph:
-        """The corpus's citation graph, read on first use (one scroll, or from the caller's source: the searcher's
-        :class:`~search.graph_cache.GraphCache`, which the pages share) and kept; resolved exactly, as the
-        shipped model was trained (:func:`search.citation_graph.build_graph`)."""
+        """The corpus's citation graph, resolved exactly, as the shipped model was trained
+        (:func:`search.citation_graph.build_graph`). From the caller's source (the searcher's
+        :class:`~search.graph_cache.GraphCache`, which the pages share) it is asked for on every use, so a ranker
+        sees the graph the cache rebuilt after the corpus changed; without one it is read once (one scroll) and kept."""
+        if self._source is not None:
+            return self._source()
         if self._graph is None:
-            self._graph = self._source() if self._source else \
-                load_graph(self.client, self.aliases["judgments"], by_parties=False)
+            self._graph = load_graph(self.client, self.aliases["judgments"], by_parties=False)
         return self._graph
 
     # ------------------------------------------------------------------ candidates
