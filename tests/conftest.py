@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,6 +71,14 @@ FIXTURE_TIERS: dict[str, str] = {
     "llm_server": "llm",
     "browser": "browser",  # tests/ratio/web/test_web_browser.py: headless Chromium through Playwright
 }
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Graph snapshots of the suite's throwaway corpora go to a folder of the run's own (servers the tests start
+    inherit it), not the user's data directory (:func:`ratio.settings.graphs_dir`)."""
+    if not os.environ.get("RATIO_GRAPHS"):
+        os.environ["RATIO_GRAPHS"] = _RUN_GRAPHS = tempfile.mkdtemp(prefix="ratio-test-graphs-")
+        config.add_cleanup(lambda: shutil.rmtree(_RUN_GRAPHS, ignore_errors=True))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -162,6 +162,8 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
     mapped = _map_provisions(client, aliases, report)
     if mapped is not None:
         data["provisions_mapping"] = mapped
+    if (snapshot := _write_graph_snapshot(client, aliases, report)) is not None:
+        data["graph_snapshot_seconds"] = snapshot
     if as_json:
         if not report.stopped:
             report_index_alerts(client, aliases, report.indexed_ids, data)
@@ -216,6 +218,24 @@ def _map_provisions(client, aliases: dict[str, str], report) -> dict[str, int] |
     found = map_provisions(client, aliases)
     write_mappings(client, provisions, found)
     return found.counts()
+
+
+def _write_graph_snapshot(client, aliases: dict[str, str], report) -> float | None:
+    """Build the corpus's citation graph and save its snapshot (:mod:`search.graph_snapshot`) after a run that
+    wrote judgments, so that a server's next start maps it instead of scrolling every judgment (at a million
+    judgments the scroll and build take minutes, the mapping under a second; docs/capacity.md). The seconds it
+    took; None when nothing was written or the run stopped."""
+    if report.stopped or not (report.judgments_indexed or report.chunks_deleted):
+        return None
+    import time
+
+    from ratio.settings import graphs_dir
+    from search.graph_cache import GraphCache
+
+    started = time.perf_counter()
+    client.indices.refresh(index=aliases["judgments"])
+    GraphCache(client, aliases["judgments"], graphs_dir(), background=False).graph()
+    return round(time.perf_counter() - started, 2)
 
 
 def nothing_done(report) -> bool:

@@ -145,3 +145,23 @@ def test_ratio_bench_graph_measures_build_save_and_load() -> None:
     assert data["load_s"] > 0 and data["build_s"] > 0
     assert data["snapshot_bytes"] >= data["arrays_bytes"] and data["arrays_bytes"] < 200 * 20000
     assert data["dict_rss_bytes"] > 0
+
+
+def test_ratio_index_leaves_a_snapshot_a_server_maps(client: OpenSearch, opensearch_settings, layout,
+                                                     tmp_path: Path) -> None:
+    """The graph is written at index time, so a server's first start maps it instead of scrolling; a run that
+    wrote nothing leaves the snapshot as it was."""
+    from ratio.settings import graphs_dir
+
+    sample = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments"
+    base = ["--url", opensearch_settings.url, "--prefix", layout.prefix, "index", str(sample / "C1.txt"),
+            str(sample / "C11.txt"), "--json"]
+    first = CliRunner().invoke(cli, base)
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.output)["graph_snapshot_seconds"] >= 0
+    alias = layout.aliases()["judgments"]
+    cache = GraphCache(client, alias, graphs_dir())
+    graph = cache.graph()
+    assert sorted(graph.nodes.id(n) for n in range(len(graph.nodes))) == ["C1", "C11"] and cache.source == "snapshot"
+    again = CliRunner().invoke(cli, base)
+    assert again.exit_code == 0 and "graph_snapshot_seconds" not in json.loads(again.output), again.output
