@@ -3,8 +3,8 @@
 :func:`wait_for` polls a condition until it holds or a deadline passes, and then fails saying what it waited
 for; :func:`serve` starts an ASGI app under uvicorn on a free loopback port and waits until the server says
 it has started; :func:`stop_group` (from :mod:`backends.processes`, where ``ratio bench scale`` takes it too)
-stops a server's process group. Every poll in the tests goes through :func:`wait_for`, so none can wait forever or time out
-without saying on what.
+stops a server's process group. Every poll in the tests goes through :func:`wait_for`, so none can wait forever
+or time out without saying on what.
 """
 
 from __future__ import annotations
