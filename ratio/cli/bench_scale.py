@@ -10,8 +10,11 @@ indices are dropped at the end, in a ``finally`` so an interrupted run cleans up
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import sys
+import tempfile
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -59,8 +62,20 @@ def _data_path(client: OpenSearch, given: Path | None) -> Path:
                                "node's data disk) so the plan can size the scale corpus")
 
 
-def _server(ctx: Context, prefix: str, query: str) -> ServerFigures:
-    """``ratio serve`` on ``prefix`` (no key, no rate limit, no LLM) started, timed and measured."""
+def _snapshot(client: OpenSearch, judgments: str, folder: Path) -> float:
+    """Seconds to build and save the corpus's citation graph snapshot, as ``ratio index`` does after a run, so the
+    server maps it at start as it would in production (:mod:`search.graph_snapshot`)."""
+    from search.graph_cache import GraphCache
+
+    started = time.perf_counter()
+    client.indices.refresh(index=judgments)
+    GraphCache(client, judgments, folder, background=False).graph()
+    return round(time.perf_counter() - started, 2)
+
+
+def _server(ctx: Context, prefix: str, query: str, graphs: Path) -> ServerFigures:
+    """``ratio serve`` on ``prefix`` (no key, no rate limit, no LLM, this run's graph snapshots) started, timed and
+    measured."""
     from search.scale_bench import server_figures
 
     conn = ctx.settings()
@@ -69,7 +84,7 @@ def _server(ctx: Context, prefix: str, query: str) -> ServerFigures:
             "--rate-limit", "off"]
     env = {k: v for k, v in os.environ.items()
            if k not in ("RATIO_SERVE_CONFIG", "RATIO_API_KEY", "RATIO_API_KEY_FILE")}
-    env["RATIO_LLM"] = "none"
+    env.update(RATIO_LLM="none", RATIO_GRAPHS=str(graphs))
     if conn.user:
         env["OPENSEARCH_USER"] = conn.user
     if conn.password:
@@ -87,7 +102,8 @@ def _table(rows: list[dict], source: str) -> Table:
 
     table = Table("judgments", "chunks", "KB / judgment", "build s", "typed p50/p95", "pasted p50/p95",
                   "document p50/p95", "BM25 page p50/p95 typed", "ranker / BM25 typed, pasted",
-                  "profile / candidates / features / score / page ms", "start-up s", "RSS MB", "load before → after",
+                  "profile / candidates / features / score / page ms", "graph snapshot s", "start-up s", "RSS MB",
+                  "load before → after",
                   title=f"the default search at scale (grown from {source}; latency in ms)")
     for row in rows:
         lat, stages, server = row["latency"], row["stages_ms"], row.get("server")
@@ -99,7 +115,8 @@ def _table(rows: list[dict], source: str) -> Table:
             f"{ratios.get('typed') or '-'}, {ratios.get('pasted') or '-'}",
             " / ".join(f"{stages[s]:.0f}" if s in stages else "-"
                        for s in ("profile", "candidates", "features", "score", "page")),
-            f"{server['startup_s']:.1f}" if server else "-", f"{server['rss_mb']:.0f}" if server else "-",
+            f"{row['snapshot_s']:.1f}", f"{server['startup_s']:.1f}" if server else "-",
+            f"{server['rss_mb']:.0f}" if server else "-",
             f"{row['load_before']:.1f} → {row['load_after']:.1f}")
     return table
 
@@ -141,6 +158,7 @@ def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_
     from ratio.encoders import search_encoders
     from search.citation_graph import load_graph
     from search.execute import Searcher
+    from search.graph_cache import GraphCache
     from search.request import SearchRequest
     from search.scale_bench import document_requests, measure_step
     from search.syntax import as_plain_text
@@ -175,6 +193,7 @@ def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_
     source_edges = load_graph(client, source_aliases["judgments"], by_parties=False).cites
     model, _ = search_encoders(client, source_aliases, encoder)
     rows: list[dict] = []
+    graphs = Path(tempfile.mkdtemp(prefix="ratio-scale-graphs-"))  # this run's graph snapshots, removed with it
     try:
         for step in steps:
             click.echo(f"growing {scale_prefix} to {step:,} judgments ...", err=True)
@@ -185,15 +204,18 @@ def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_
                                            f"{growth.stopped}")
             client.indices.refresh(index=f"{aliases['judgments']},{aliases['chunks']}")
             click.echo(f"measuring {growth.judgments:,} judgments / {growth.chunks:,} chunks ...", err=True)
-            searcher = Searcher(client, aliases, model)  # a fresh one per step: its graph is this step's
+            snapshot_s = _snapshot(client, aliases["judgments"], graphs)
+            # a fresh searcher per step, mapping this step's snapshot as the server does
+            searcher = Searcher(client, aliases, model, graphs=GraphCache(client, aliases["judgments"], graphs))
             documents = document_requests(client, aliases["judgments"], count)
             figures = measure_step(searcher, typed=typed, pasted=pasted, documents=documents)
             row = {"step": step, "build_s": round(growth.seconds, 1), "edges": growth.edges,
-                   "failed": len(growth.failed), **figures.as_dict()}
+                   "snapshot_s": snapshot_s, "failed": len(growth.failed), **figures.as_dict()}
             if server:
-                row["server"] = asdict(_server(ctx, scale_prefix, typed[0].text if typed else pasted[0].text))
+                row["server"] = asdict(_server(ctx, scale_prefix, typed[0].text if typed else pasted[0].text, graphs))
             rows.append(row)
     finally:
+        shutil.rmtree(graphs, ignore_errors=True)
         if not keep:
             dropped = drop_scale_corpus(client, scale_prefix)
             click.echo(f"dropped {len(dropped)} scale indices under {scale_prefix!r}", err=True)

@@ -48,6 +48,7 @@ def test_a_row_per_step_and_the_scale_indices_dropped(client, opensearch_setting
         assert set(row["latency"]) == {"typed", "pasted", "document"}
         assert 0 < row["latency"]["typed"]["ranker"]["p50_ms"] <= row["latency"]["typed"]["ranker"]["p95_ms"]
         assert row["ranker_per_bm25_page"]["typed"] > 0 and row["stages_ms"]["features"] > 0
+        assert row["snapshot_s"] > 0  # the graph's snapshot, written as ratio index writes it
     assert _indices(client, scale_prefix) == []  # dropped
     assert client.count(index=aliases["judgments"])["count"] == before  # the source untouched
     assert client.get(index=f"{scale_prefix}x-judgments-v1", id="keep-me")["found"]  # the neighbour too
