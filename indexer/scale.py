@@ -58,6 +58,7 @@ __all__ = ["MARK", "ScaleGrowth", "ScalePlan", "ScalePrefixError", "copy_id", "d
            "grow_scale_corpus", "plan_scale"]
 
 MARK = "ratio_scale"  # the key in a scale index's mapping _meta: {"source": prefix, "seed": seed}
+SIZE = "ratio_scale_size"  # the judgments index's _meta: the size the last complete call reached
 KINDS = ("judgments", "chunks", "provisions")
 MARGIN_BYTES = 10 * 1024**3
 HEADROOM = 1.3  # merges and translog need room beyond the store
@@ -371,8 +372,8 @@ def grow_scale_corpus(client: OpenSearch, *, source_prefix: str, prefix: str, ju
                       progress: Callable[[int], None] | None = None, batch: int = 1000) -> ScaleGrowth:
     """Grow the scale corpus of ``prefix`` to ``judgments`` copies of the source's (see the module docstring);
     ``source_edges`` is the source's resolved graph (``judgment id -> cited judgment ids``, from
-    ``search.citation_graph.load_graph(..., by_parties=False).cites``). ``progress`` hears the judgments written
-    so far this call. Nothing is removed when the corpus is already larger."""
+    ``search.citation_graph.load_graph(..., by_parties=False).cites``). ``progress`` hears the judgment documents sent
+    so far this call (after all chunks). Nothing is removed when the corpus is already larger."""
     started = time.perf_counter()
     layout, source = _layout(prefix, source_prefix), IndexLayout(source_prefix)
     mark = {"source": source_prefix, "seed": seed}
@@ -384,11 +385,11 @@ def grow_scale_corpus(client: OpenSearch, *, source_prefix: str, prefix: str, ju
         writer.write_documents({"_op_type": "index", "_index": aliases["provisions"], "_id": hit["_id"],
                                 "_source": hit["_source"]}
                                for hit in helpers.scan(client, index=source.alias("provisions"), size=500))
-    have, have_chunks = _count(client, aliases["judgments"]), _count(client, aliases["chunks"])
+    have, have_chunks = _recorded_size(client, aliases["judgments"]), _count(client, aliases["chunks"])
     sources = _read_sources(client, source.alias("judgments"))
     if judgments <= have or not sources:
-        return ScaleGrowth(prefix, have, have_chunks, 0, 0, time.perf_counter() - started,
-                           _edges(sources, source_edges, have))
+        return ScaleGrowth(prefix, _count(client, aliases["judgments"]), have_chunks, 0, 0,
+                           time.perf_counter() - started, _edges(sources, source_edges, have))
     added = _plan_copies(sources, source_edges, judgments, have, seed)
     by_source: dict[str, list[_Copy]] = defaultdict(list)
     for copy in added:
@@ -397,10 +398,26 @@ def grow_scale_corpus(client: OpenSearch, *, source_prefix: str, prefix: str, ju
                                     batch=batch)
     written = writer.write_documents(_judgment_actions(client, source.alias("judgments"), aliases["judgments"],
                                                        by_source, progress), batch=batch)
+    if not (chunks.failed or written.failed or chunks.stopped or written.stopped):
+        _record_size(client, aliases["judgments"], judgments)
     return ScaleGrowth(prefix, _count(client, aliases["judgments"]), _count(client, aliases["chunks"]),
                        written.judgments_indexed, chunks.chunks_indexed, time.perf_counter() - started,
                        _edges(sources, source_edges, judgments), tuple(chunks.failed + written.failed),
                        chunks.stopped or written.stopped)
+
+
+def _recorded_size(client: OpenSearch, alias: str) -> int:
+    """The size the last complete call reached: judgment documents are written in the source's scan order, so after
+    a call that stopped the count is not a prefix of the corpus; the next call starts again from this size (writes
+    are idempotent, and a copy rewritten gets the same id)."""
+    found = client.indices.get_mapping(index=alias)
+    return int(next(iter(found.values()))["mappings"].get("_meta", {}).get(SIZE) or 0)
+
+
+def _record_size(client: OpenSearch, alias: str, size: int) -> None:
+    for index, body in client.indices.get_mapping(index=alias).items():
+        meta = dict(body["mappings"].get("_meta") or {})
+        client.indices.put_mapping(index=index, body={"_meta": {**meta, SIZE: size}})
 
 
 def _plan_copies(sources: Sequence[_Source], source_edges: Mapping[str, Sequence[str]], size: int, have: int,

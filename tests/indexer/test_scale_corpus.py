@@ -16,6 +16,7 @@ import mappings
 from backends.opensearch import IndexLayout, create_indices
 from indexer.scale import (
     MARK,
+    SIZE,
     ScaleGrowth,
     ScalePrefixError,
     copy_id,
@@ -131,6 +132,17 @@ def test_grows_in_steps_keeping_counts_ids_and_the_graph(client: OpenSearch, sou
 
     again = _grow(client, source, prefix, 2 * size)  # never shrinks, never rewrites
     assert (again.judgments, again.added_judgments) == (3 * size, 0)
+
+    # a call that stopped half-way left judgment documents in scan order, not a prefix of the corpus, and recorded
+    # no size: the next call starts from the last size recorded and fills the holes
+    index, body = next(iter(client.indices.get_mapping(index=f"{prefix}-judgments").items()))
+    client.indices.put_mapping(index=index, body={"_meta": {**body["mappings"]["_meta"], SIZE: 2 * size}})
+    holes = [copy_id(j, 2) for j in sorted(originals)[::2]]
+    helpers.bulk(client, ({"_op_type": "delete", "_index": index, "_id": j} for j in holes), refresh=True)
+    assert client.count(index=f"{prefix}-judgments")["count"] == 3 * size - len(holes)
+    resumed = _grow(client, source, prefix, 3 * size)
+    assert (resumed.judgments, resumed.added_judgments) == (3 * size, size)
+    assert _docs(client, f"{prefix}-judgments").keys() == judgments.keys()
 
 
 def test_copies_are_deterministic_for_a_seed(client: OpenSearch, source: dict[str, Any],
