@@ -55,7 +55,7 @@ from search.records import HIT_FIELDS, ChunkHit, JudgmentChunks, StoredJudgment,
 from search.rejection import EngineError, rejection
 from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
-from search.sorting import SortPosition, cited_by_counts, fetch
+from search.sorting import STORED_COUNTS, CitedBy, SortPosition, cited_by_counts, fetch
 from search.understand import QueryKind
 
 __all__ = ["Searcher"]
@@ -310,12 +310,16 @@ class Searcher:
             self._cited_by = (graph, cited_by_counts(graph))
         return self._cited_by[1]
 
+    def cited_by_order(self) -> CitedBy:
+        """What the cited-by sort orders by: the stored counts when they are the held graph's, else its counts."""
+        return STORED_COUNTS if self.graphs.counts_current() else self.cited_by_counts()
+
     def _sorted_search(self, request: SearchRequest, position: SortPosition | None) -> SearchResult:
         """A page of every matching judgment in ``request.sort`` order (:mod:`search.sorting`), with the passages
         the ranker's path would show and what each hit matched."""
         started = time.perf_counter()
         vector = self.vector(request) if request.semantic_text else None
-        counts = self.cited_by_counts() if request.sort is SortOrder.CITED_BY else None
+        counts = self.cited_by_order() if request.sort is SortOrder.CITED_BY else None
         window = fetch(self.client, self.aliases, request, vector=vector, floor=self.floor, size=request.size,
                        start=(request.page - 1) * request.size, position=position, counts=counts)
         ids = list(window.ids)

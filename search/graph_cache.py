@@ -8,6 +8,10 @@ a saved graph instead of scrolling. When the index state differs from the held g
 re-index: :func:`search.graph_snapshot.index_state`), the cache keeps answering with the graph it holds while one
 background thread scrolls, builds and saves the new one (stale-while-revalidate); only a cache with no graph at
 all, and no snapshot, makes its first caller wait.
+
+The cache also says whether the cited-by counts stored on the judgments (:mod:`search.cited_by_store`) are those
+of the graph it holds (:meth:`GraphCache.counts_current`), so the cited-by sort can read the field instead of
+sending the graph's counts, and writes them at index time (:meth:`GraphCache.store_counts`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import OpenSearchException
 
 from search.citation_graph import CitationGraph, build_graphs, load_entries
-from search.graph_snapshot import index_state, load_snapshot, save_snapshot
+from search.cited_by_store import CountsWritten, read_mark, write_counts, write_mark
+from search.graph_snapshot import index_state, load_snapshot, rekey_snapshot, save_snapshot
 
 __all__ = ["GraphCache"]
 
@@ -39,7 +44,9 @@ class GraphCache:
         self.client, self.judgments, self.snapshots = client, judgments, snapshots
         self.check_every, self.background = check_every, background
         self._graphs: dict[bool, CitationGraph] = {}
-        self._state: State | None = None
+        self._state: State | None = None  # the index state the held graph was built at
+        self._seen: State | None = None  # the index state last read
+        self._mark: tuple[float, State | None] | None = None  # when the counts' mark was read, and the mark
         self._checked = float("-inf")
         self._building = threading.Lock()  # one build at a time; held through the first load
         self._starting = threading.Lock()  # one background thread at a time
@@ -51,7 +58,7 @@ class GraphCache:
         if self._graphs and time.monotonic() - self._checked < self.check_every:
             return self._graphs[by_parties]
         state = index_state(self.client, self.judgments)
-        self._checked = time.monotonic()
+        self._checked, self._seen = time.monotonic(), state
         if not self._graphs:
             with self._building:
                 if not self._graphs:
@@ -59,6 +66,39 @@ class GraphCache:
         if state != self._state:
             self._refresh(state)
         return self._graphs[by_parties]
+
+    @property
+    def state(self) -> State | None:
+        """The index state the held graph was built at (None before the first load)."""
+        return self._state
+
+    def counts_current(self) -> bool:
+        """Whether the cited-by counts stored on the judgments are exactly the held graph's (by parties): their
+        mark names the state of the held graph, and the index is still at it when last read. The mark is read at
+        most once per ``check_every`` seconds (one mapping request)."""
+        self.graph()
+        now = time.monotonic()
+        if self._mark is None or now - self._mark[0] >= self.check_every:
+            self._mark = (now, read_mark(self.client, self.judgments))
+        mark = self._mark[1]
+        return mark is not None and mark == self._state == self._seen
+
+    def store_counts(self) -> CountsWritten:
+        """Store the held graph's cited-by counts on the judgments (:func:`search.cited_by_store.write_counts`).
+        When nothing else wrote meanwhile, the graph is held, and its snapshot re-keyed, as the graph of the state
+        after the updates (they change none of its inputs), and the counts are marked current for that state; else
+        the mark is removed (the sort then falls back to the graph's counts)."""
+        self.graph()
+        with self._building:
+            before = self._state
+            written = write_counts(self.client, self.judgments, self._graphs[True], before or [])
+            if written.state is not None and before is not None:
+                self._state = self._seen = written.state
+                if self.snapshots is not None:
+                    rekey_snapshot(self.snapshots, self.judgments, before, written.state)
+            write_mark(self.client, self.judgments, written.state)
+            self._mark = None
+        return written
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a background rebuild to end; True when none is running."""

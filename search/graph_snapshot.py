@@ -30,7 +30,7 @@ from opensearchpy.exceptions import AuthorizationException
 from search.citation_graph import EDGE_ARRAYS, CitationGraph
 from search.graph_arrays import NodeIds
 
-__all__ = ["VERSION", "index_state", "load_snapshot", "save_snapshot", "snapshot_folder"]
+__all__ = ["VERSION", "index_state", "load_snapshot", "rekey_snapshot", "save_snapshot", "snapshot_folder"]
 
 VERSION = 1
 RESOLUTIONS = {True: "parties", False: "exact"}  # by_parties -> the prefix of that graph's arrays
@@ -79,6 +79,23 @@ def save_snapshot(root: Path, alias: str, state: list[dict[str, Any]], graphs: d
     os.replace(temporary, folder / "current.json")
     _remove_old(folder, keep=stamp)
     return target
+
+
+def rekey_snapshot(root: Path, alias: str, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> bool:
+    """Name the saved snapshot of ``alias`` at ``before`` the graph of ``after`` too, after writes that change no
+    graph input but raise the index's ``max_seq_no`` (the stored cited-by counts, :mod:`search.cited_by_store`):
+    without it a server's next start would scroll again. False when the saved snapshot is not of ``before``."""
+    folder = snapshot_folder(root, alias)
+    try:
+        meta = json.loads((folder / "current.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(meta, dict) or meta.get("state") != before:
+        return False
+    temporary = folder / f".current-{meta.get('stamp')}-{uuid.uuid4().hex[:8]}.json"
+    temporary.write_text(json.dumps({**meta, "state": after}), encoding="utf-8")
+    os.replace(temporary, folder / "current.json")
+    return True
 
 
 def _remove_old(folder: Path, keep: str) -> None:

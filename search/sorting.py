@@ -20,11 +20,15 @@ with ties broken by ``judgment_id``, so it is total and pages never overlap:
 * ``newest``/``oldest``: ``decision_date``; judgments without a date come last in both orders;
 * ``cited_by``: how many corpus judgments cite it, from the resolved citation graph
   (:mod:`search.citation_graph`, the same that the judgment page's "cited by" shows), newest first among equals.
-  The judgments index does not store the count: a count stored per judgment goes stale whenever a newer
-  judgment cites an older one, so the graph is read (one scroll over the metadata, kept by
-  :class:`search.graph_cache.GraphCache` until the index changes) and the order is a script sort over the
-  counts (:func:`cited_by_counts`). It works on every index, old ones included; the cost is one scroll per
-  index change and a parameter map of the cited judgments in each sorted request.
+  ``ratio index`` stores each judgment's count on its document (``cited_by_count``, :mod:`search.cited_by_store`)
+  and marks the index state the counts are exact for. While the index is at that state and the server holds the
+  graph of it (:meth:`search.graph_cache.GraphCache.counts_current`), the order is a plain field sort on the
+  stored count (missing: 0; ``counts`` is :data:`STORED_COUNTS`), and a request carries no counts. Otherwise
+  (an old index, a corpus written by other means, a run under way: a stored count goes stale whenever a newer
+  judgment cites an older one) it is a script sort over the held graph's counts (:func:`cited_by_counts`), a
+  parameter map of every cited judgment in each request (~700k entries, ~15 MB, at a million judgments). Both
+  give the same order, tie-breaks and paging; a cursor's count is an integer in one, a float in the other, and
+  either continues in both.
 
 Paging. Page ``n`` of a plain call is ``from``/``size`` (up to OpenSearch's 10,000 result window). Deeper, and
 for stable pages while the index changes, a :class:`SortPosition` names a point in time (PIT) and the sort
@@ -46,14 +50,28 @@ from opensearchpy import NotFoundError, OpenSearch, RequestError, TransportError
 
 from search.builders import bm25_query, constraints
 from search.citation_graph import CitationGraph
+from search.cited_by_store import FIELD as CITED_BY_FIELD
 from search.errors import ExpiredPositionError
 from search.matching import cosine, lexical_query
 from search.options import MAX_CANDIDATES, RoleMode, SortOrder
 from search.request import SearchRequest
 
 __all__ = [
-    "KEEP_ALIVE", "MAX_MEANING", "ExpiredPositionError", "SortPosition", "SortedWindow", "cited_by_counts",
-    "fetch", "meaning_body", "open_point_in_time", "sort_clauses", "sorted_body", "sorted_query",
+    "KEEP_ALIVE",
+    "MAX_MEANING",
+    "STORED_COUNTS",
+    "CitedBy",
+    "ExpiredPositionError",
+    "SortPosition",
+    "SortedWindow",
+    "StoredCounts",
+    "cited_by_counts",
+    "fetch",
+    "meaning_body",
+    "open_point_in_time",
+    "sort_clauses",
+    "sorted_body",
+    "sorted_query",
 ]
 
 Body = dict[str, Any]
@@ -61,6 +79,16 @@ SortValue = str | int | float | None
 KEEP_ALIVE = "5m"
 MAX_MEANING = MAX_CANDIDATES  # meaning-only judgments a sorted search can include (the most similar)
 CITED_BY_SCRIPT = "params.counts.getOrDefault(doc['judgment_id'].value, 0)"
+
+
+@dataclass(frozen=True)
+class StoredCounts:
+    """What the cited-by sort orders by instead of a counts map when the judgments' stored counts are current
+    (:mod:`search.cited_by_store`): their ``cited_by_count`` field."""
+
+
+STORED_COUNTS = StoredCounts()
+CitedBy = Mapping[str, int] | StoredCounts  # the cited-by sort's source: the graph's counts, or the stored ones
 
 
 @dataclass(frozen=True)
@@ -87,9 +115,10 @@ class SortedWindow:
     pit_id: str | None = None
 
 
-def sort_clauses(order: SortOrder, counts: Mapping[str, int] | None = None, *, reverse: bool = False) -> list[Body]:
+def sort_clauses(order: SortOrder, counts: CitedBy | None = None, *, reverse: bool = False) -> list[Body]:
     """The ``sort`` of ``order``, tie-broken by ``judgment_id``; ``reverse`` turns every key round (judgments
-    without a date then come first, so that paging backwards meets them where forwards left them)."""
+    without a date then come first, so that paging backwards meets them where forwards left them). ``counts``:
+    the cited-by counts, a map (a script sort) or :data:`STORED_COUNTS` (the stored field)."""
     if order is SortOrder.RELEVANCE:
         raise ValueError("relevance is ranked, not sorted")
 
@@ -100,7 +129,9 @@ def sort_clauses(order: SortOrder, counts: Mapping[str, int] | None = None, *, r
     date_order = "asc" if order is SortOrder.OLDEST else "desc"
     by_date = {"decision_date": {"order": turn(date_order), "missing": missing}}
     clauses: list[Body] = [by_date]
-    if order is SortOrder.CITED_BY:
+    if order is SortOrder.CITED_BY and isinstance(counts, StoredCounts):
+        clauses.insert(0, {CITED_BY_FIELD: {"order": turn("desc"), "missing": 0, "unmapped_type": "integer"}})
+    elif order is SortOrder.CITED_BY:
         script = {"source": CITED_BY_SCRIPT, "lang": "painless", "params": {"counts": dict(counts or {})}}
         clauses.insert(0, {"_script": {"type": "number", "order": turn("desc"), "script": script}})
     return [*clauses, {"judgment_id": {"order": turn("asc")}}]
@@ -143,7 +174,7 @@ def sorted_query(request: SearchRequest, meaning: Sequence[str] = (), within: Se
 
 
 def sorted_body(request: SearchRequest, query: Body, *, size: int, start: int = 0,
-                position: SortPosition | None = None, counts: Mapping[str, int] | None = None) -> Body:
+                position: SortPosition | None = None, counts: CitedBy | None = None) -> Body:
     """A page of ``query`` in ``request.sort`` order: ``from``/``size``, or after a position in a point in time."""
     position = position or SortPosition()
     body: Body = {"query": query, "size": size, "sort": sort_clauses(request.sort, counts, reverse=position.backwards),
@@ -180,7 +211,7 @@ def _values(hit: Mapping[str, Any]) -> tuple[SortValue, ...]:
 
 def fetch(client: OpenSearch, aliases: Mapping[str, str], request: SearchRequest, *, vector: Sequence[float] | None,
           floor: float, size: int, start: int = 0, position: SortPosition | None = None,
-          counts: Mapping[str, int] | None = None) -> SortedWindow:
+          counts: CitedBy | None = None) -> SortedWindow:
     """One page of the sorted set of ``request`` (see the module docstring); ``vector`` None: no meaning matches
     (a filter-only search, or a query with no words to embed)."""
     similarity: dict[str, float] = {}

@@ -162,8 +162,7 @@ def index(ctx: Context, paths: tuple[str, ...], source: str | None, id_prefix: s
     mapped = _map_provisions(client, aliases, report)
     if mapped is not None:
         data["provisions_mapping"] = mapped
-    if (snapshot := _write_graph_snapshot(client, aliases, report)) is not None:
-        data["graph_snapshot_seconds"] = snapshot
+    data.update(_write_graph_snapshot(client, aliases, report) or {})
     if as_json:
         if not report.stopped:
             report_index_alerts(client, aliases, report.indexed_ids, data)
@@ -220,11 +219,12 @@ def _map_provisions(client, aliases: dict[str, str], report) -> dict[str, int] |
     return found.counts()
 
 
-def _write_graph_snapshot(client, aliases: dict[str, str], report) -> float | None:
+def _write_graph_snapshot(client, aliases: dict[str, str], report) -> dict[str, float | int] | None:
     """Build the corpus's citation graph and save its snapshot (:mod:`search.graph_snapshot`) after a run that
     wrote judgments, so that a server's next start maps it instead of scrolling every judgment (at a million
-    judgments the scroll and build take minutes, the mapping under a second; docs/capacity.md). The seconds it
-    took; None when nothing was written or the run stopped."""
+    judgments the scroll and build take minutes, the mapping under a second; docs/capacity.md), then store
+    the judgments' changed cited-by counts (:mod:`search.cited_by_store`: the cited-by sort reads them). The
+    seconds each took and the counts written; None when nothing was written or the run stopped."""
     if report.stopped or not (report.judgments_indexed or report.chunks_deleted):
         return None
     import time
@@ -234,8 +234,12 @@ def _write_graph_snapshot(client, aliases: dict[str, str], report) -> float | No
 
     started = time.perf_counter()
     client.indices.refresh(index=aliases["judgments"])
-    GraphCache(client, aliases["judgments"], graphs_dir(), background=False).graph()
-    return round(time.perf_counter() - started, 2)
+    cache = GraphCache(client, aliases["judgments"], graphs_dir(), background=False)
+    cache.graph()
+    seconds = time.perf_counter() - started
+    written = cache.store_counts()
+    return {"graph_snapshot_seconds": round(seconds, 2), "cited_by_counts_written": written.updated,
+            "cited_by_counts_seconds": round(time.perf_counter() - started - seconds, 2)}
 
 
 def nothing_done(report) -> bool:
