@@ -38,7 +38,7 @@ from search.matching import cosine
 from search.named_provisions import find_named, named_first
 from search.options import SortOrder
 from search.records import stored_date
-from search.sorting import sort_clauses
+from search.sorting import CitedBy, sort_clauses
 
 MAX_WORDS = 300
 PROVISION_TEXT_FIELDS = ["title^2", "text", "act.text"]
@@ -173,10 +173,10 @@ def citing_judgments_query(keys: Sequence[str]) -> dict[str, Any]:
 
 
 def citing_judgments_body(keys: Sequence[str], size: int, page: int = 1, sort: SortOrder = SortOrder.NEWEST,
-                          counts: Mapping[str, int] | None = None) -> dict[str, Any]:
+                          counts: CitedBy | None = None) -> dict[str, Any]:
     """Page ``page`` of the judgments citing ``keys`` (:func:`citing_judgments_query`) newest first, or most cited
-    first (``counts``: corpus judgment id -> judgments citing it, :func:`search.sorting.cited_by_counts`), with an
-    exact total."""
+    first (``counts``: corpus judgment id -> judgments citing it, :func:`search.sorting.cited_by_counts`, or the
+    stored counts, :data:`search.sorting.STORED_COUNTS`), with an exact total."""
     if sort not in CITING_SORTS:
         raise ValueError(f"the citing judgments are listed newest first or most cited first, not {sort}")
     return {"size": size, "from": (page - 1) * size, "track_total_hits": True,
@@ -231,14 +231,16 @@ def _sentence_at(text: str, start: int, end: int) -> str:
 
 def citing_judgments(client: OpenSearch, index: str, keys: Sequence[str], size: int = CITING_PAGE_SIZE,
                      page: int = 1, sort: SortOrder = SortOrder.NEWEST,
-                     counts: Mapping[str, int] | None = None) -> CitingJudgments:
+                     counts: Mapping[str, int] | None = None, order: CitedBy | None = None) -> CitingJudgments:
     """Page ``page`` of the judgments in ``index`` whose ``cited_provisions`` hold any of ``keys`` or a sub-section
     of one, each with the sentence that cites it (:func:`citing_sentence`) and how many judgments cite it
-    (``counts``, which the most-cited order sorts by)."""
+    (``counts``, which the most-cited order sorts by unless ``order`` names another source of the same counts:
+    :data:`search.sorting.STORED_COUNTS` when they are current)."""
     keys = [k for k in dict.fromkeys(keys) if k]
     if not keys:
         return CitingJudgments(0, (), page, size, sort)
-    hits = client.search(index=index, body=citing_judgments_body(keys, size, page, sort, counts))["hits"]
+    body = citing_judgments_body(keys, size, page, sort, counts if order is None else order)
+    hits = client.search(index=index, body=body)["hits"]
     found = []
     wanted = _provision_keys(keys)
     for hit in hits["hits"]:

@@ -33,7 +33,7 @@ from search.explain import Explanation
 from search.options import MAX_CANDIDATES, SortOrder
 from search.provisions import CITING_PAGE_SIZE, CitingJudgments, ProvisionHit, citing_judgments
 from search.request import SearchRequest
-from search.sorting import SortPosition, cited_by_counts, open_point_in_time
+from search.sorting import STORED_COUNTS, SortPosition, cited_by_counts, open_point_in_time
 
 EXPORT_LIMIT = 1_000
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -209,7 +209,9 @@ class Service:
         cites it."""
         keys = [provision.get("citation") or "", provision["provision_id"]]
         counts = cited_by_counts(self.client.graphs.graph())
-        return citing_judgments(self.client.client, self.client.aliases["judgments"], keys, size, page, sort, counts)
+        order = STORED_COUNTS if sort is SortOrder.CITED_BY and self.client.graphs.counts_current() else None
+        return citing_judgments(self.client.client, self.client.aliases["judgments"], keys, size, page, sort, counts,
+                                order)
 
     def explore(self, params: SearchParams) -> ExploreView:
         extras = {"statutes": tuple(params.statute)} if params.statute else {}

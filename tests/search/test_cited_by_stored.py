@@ -21,6 +21,7 @@ from search.execute import Searcher
 from search.graph_cache import GraphCache
 from search.graph_snapshot import index_state
 from search.options import SortOrder
+from search.provisions import citing_judgments
 from search.request import SearchRequest
 from search.sorting import STORED_COUNTS, SortPosition, cited_by_counts, fetch, sort_clauses, sorted_body
 
@@ -139,3 +140,7 @@ def test_ratio_index_stores_the_changed_counts_and_a_server_start_sorts_by_them(
     assert result.sort_values[0][0] == 2 and isinstance(result.sort_values[0][0], int)  # the field, not the script
     assert [h.cited_by for h in result.hits] == [2, 0, 0, 0, 0]
     assert order(client, aliases, STORED_COUNTS) == order(client, aliases, started.cited_by_counts())
+    keys = ["CrPC s. 82", "Constitution art. 14", "IPC s. 302", "IPC s. 366"]  # cited by C99, C152, C26, C11
+    citing = [citing_judgments(client, aliases["judgments"], keys, 10, 1, SortOrder.CITED_BY, started.cited_by_counts(),
+                               source) for source in (STORED_COUNTS, None)]  # a provision page's most-cited order
+    assert [[j.judgment_id for j in c.judgments] for c in citing] == [["C99", "C152", "C26", "C11"]] * 2
