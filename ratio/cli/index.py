@@ -227,19 +227,10 @@ def _write_graph_snapshot(client, aliases: dict[str, str], report) -> dict[str, 
     seconds each took and the counts written; None when nothing was written or the run stopped."""
     if report.stopped or not (report.judgments_indexed or report.chunks_deleted):
         return None
-    import time
-
     from ratio.settings import graphs_dir
-    from search.graph_cache import GraphCache
+    from search.graph_cache import save_graph_state
 
-    started = time.perf_counter()
-    client.indices.refresh(index=aliases["judgments"])
-    cache = GraphCache(client, aliases["judgments"], graphs_dir(), background=False)
-    cache.graph()
-    seconds = time.perf_counter() - started
-    written = cache.store_counts()
-    return {"graph_snapshot_seconds": round(seconds, 2), "cited_by_counts_written": written.updated,
-            "cited_by_counts_seconds": round(time.perf_counter() - started - seconds, 2)}
+    return save_graph_state(client, aliases["judgments"], graphs_dir())
 
 
 def nothing_done(report) -> bool:
