@@ -14,7 +14,6 @@ import shutil
 import socket
 import sys
 import tempfile
-import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,14 +62,13 @@ def _data_path(client: OpenSearch, given: Path | None) -> Path:
 
 
 def _snapshot(client: OpenSearch, judgments: str, folder: Path) -> float:
-    """Seconds to build and save the corpus's citation graph snapshot, as ``ratio index`` does after a run, so the
-    server maps it at start as it would in production (:mod:`search.graph_snapshot`)."""
-    from search.graph_cache import GraphCache
+    """Seconds to build and save the corpus's citation graph snapshot and store its cited-by counts, as ``ratio
+    index`` does after a run (:func:`search.graph_cache.save_graph_state`), so the server maps it at start and
+    sorts by the stored counts as it would in production."""
+    from search.graph_cache import save_graph_state
 
-    started = time.perf_counter()
-    client.indices.refresh(index=judgments)
-    GraphCache(client, judgments, folder, background=False).graph()
-    return round(time.perf_counter() - started, 2)
+    saved = save_graph_state(client, judgments, folder)
+    return round(float(saved["graph_snapshot_seconds"]) + float(saved["cited_by_counts_seconds"]), 2)
 
 
 def _server(ctx: Context, prefix: str, query: str, graphs: Path) -> ServerFigures:
