@@ -9,6 +9,7 @@ indices are dropped at the end, in a ``finally`` so an interrupted run cleans up
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -212,6 +213,7 @@ def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_
             if server:
                 row["server"] = asdict(_server(ctx, scale_prefix, typed[0].text if typed else pasted[0].text, graphs))
             rows.append(row)
+            click.echo(json.dumps(row), err=True)  # each step's row as it ends: a long run interrupted keeps them
     finally:
         shutil.rmtree(graphs, ignore_errors=True)
         if not keep:
