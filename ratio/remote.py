@@ -56,7 +56,8 @@ def search_params(query: str, options: SearchOptions, cursor: str | None = None,
     names = {"courts": "court", "judges": "judge", "roles": "role", "role_mode": "mode"}
     params: dict[str, Any] = {"q": query}
     for name in ("courts", "judges", "date_from", "date_to", "roles", "role_mode", "ranking", "fusion", "size",
-                 "candidates", "rerank", "rerank_top", "explain", "explain_top", "expand", "provisions", "facets",
+                 "candidates", "rerank", "rerank_top", "explain", "explain_top", "llm_rerank",
+                 "llm_rerank_deadline", "expand", "provisions", "facets",
                  "highlight", "plain", *(n for n in ("sort",) if hasattr(options, n))):
         value = getattr(options, name)
         if value == getattr(default, name):

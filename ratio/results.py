@@ -40,6 +40,7 @@ from search.browse import ExploreView, JudgmentView
 from search.expand import Expansion
 from search.explain import Explanation
 from search.hits import JudgmentHit, Passage, SearchResult
+from search.llm_grades import LLMReranking
 from search.matching import CountRule
 from search.options import DEFAULTS, SortOrder
 from search.provisions import ProvisionHit
@@ -81,6 +82,9 @@ class SearchPage(BaseModel):
     facets: dict[str, list[dict[str, Any]]]
     provisions: list[ProvisionHit] = Field(default_factory=list)
     expansion: Expansion | None = None
+    llm_rerank: LLMReranking | None = Field(None, description="What the LLM rerank stage did when llm_rerank was "
+                                            "asked: each graded judgment's grade (0-3) and reason, whether the new "
+                                            "order was applied, and why not (note) when the ranker's was kept.")
     removed_by_role: int | None = None
     removed_roles: dict[str, int] = Field(default_factory=dict)
     page: int
@@ -142,10 +146,11 @@ def to_page(query: str, result: SearchResult, page: int, next_cursor: str | None
         judgments_found=result.judgments_found, fusion=result.fusion, took_ms=result.took_ms,
         hits=list(result.hits), facets=result.facets, provisions=list(result.provisions),
         expansion=result.expansion, removed_by_role=result.removed_by_role, removed_roles=result.removed_roles,
-        page=page, next_cursor=next_cursor, notes=[result.query_note, *notes] if result.query_note else notes,
+        page=page, next_cursor=next_cursor,
+        notes=[n for n in (result.query_note, result.llm_rerank.note if result.llm_rerank else None) if n] + notes,
         ranking=result.ranking, ranking_note=result.ranking_note,
         total=result.total, meaning_floor=result.meaning_floor, below_floor=result.below_floor,
-        total_any=result.total_any, count_rule=result.count_rule)
+        total_any=result.total_any, count_rule=result.count_rule, llm_rerank=result.llm_rerank)
 
 
 def passage_link(judgment_id: str, sentence: int | None, words: Sequence[str]) -> str:

@@ -38,14 +38,17 @@ from search.builders import constraints
 from search.chunk_search import Chunks, ChunkSearch
 from search.citation_graph import CitationGraph
 from search.expand import Expansion, expand
-from search.explain_llm import explain_hit
+from search.explain import Explanation
+from search.explain_llm import explain_hit, hit_record
 from search.facets import facets
 from search.graph_cache import GraphCache
-from search.hits import SearchResult
+from search.hits import Passage, SearchResult
+from search.llm_grades import LLMReranking
+from search.llm_rerank import DEFAULT_WEIGHT, Candidate, explanation, llm_rerank
 from search.matcher import Matcher
 from search.matching import CountRule, Matching, cosine, meaning_floor
 from search.options import PROVISIONS_SIZE, ExpansionKind, SortOrder
-from search.page import Explainer, fetch_page, fused_hits, ranked_hits, sorted_hits
+from search.page import Explainer, PageRecords, fetch_page, fused_hits, ranked_hits, sorted_hits
 from search.provision_box import ProvisionBox
 from search.provisions import ProvisionHit
 from search.ranking import serve
@@ -68,13 +71,14 @@ class Searcher:
                  server_fusion: bool | None = None, reranker: Reranker | None = None,
                  llm: LLM | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT,
                  ranker: str | RankerModel | None = DEFAULT_MODEL, meaning_floor: float | None = None,
-                 graphs: GraphCache | None = None) -> None:
+                 graphs: GraphCache | None = None, llm_rerank_weight: float = DEFAULT_WEIGHT) -> None:
         self.client = client
         self.aliases = aliases
         self.encoder = encoder
         self.reranker = reranker
         self.rerank_weight = rerank_weight  # the reranker's share of a reranked score (search.rerank.blend)
         self.llm = llm
+        self.llm_rerank_weight = llm_rerank_weight  # the LLM grade's share after the ranker (search.llm_rerank)
         self.chunk_search = ChunkSearch(client, aliases, self.vector, server_fusion)  # the fusion path's chunks
         self.box = ProvisionBox(client, aliases, encoder)  # the provisions listed beside the judgments
         self.matcher = Matcher(client, aliases, self.vector, lambda: self.floor)  # what a window's judgments matched
@@ -172,11 +176,50 @@ class Searcher:
         """:meth:`chunks` fused by RRF with those of each expanded issue (:class:`ChunkSearch`)."""
         return self.chunk_search.expanded_chunks(request, issues)
 
-    def _explainer(self, request: SearchRequest) -> Explainer | None:
-        """How this request's hits are explained (:func:`search.explain_llm.explain_hit`), None when it asks not."""
-        if not request.explain:
+    def _explainer(self, request: SearchRequest, reranked: LLMReranking | None = None) -> Explainer | None:
+        """How this request's hits are explained (:func:`search.explain_llm.explain_hit`), None when it asks not. A
+        hit the LLM rerank graded is explained by the grade's reason where it passed the grounding check
+        (:func:`search.llm_rerank.explanation`), whether or not the request asked for explanations."""
+        graded = reranked if reranked is not None and reranked.applied else None
+        if not request.explain and graded is None:
             return None
-        return lambda rank, judgment, best: explain_hit(self.llm, request, rank, judgment, best.role, best.text)
+
+        def explain_one(rank: int, judgment: StoredJudgment, best: Passage) -> Explanation:
+            found = graded.grade_of(judgment.judgment_id) if graded else None
+            if found is None:
+                llm = self.llm if request.explain else None
+                return explain_hit(llm, request, rank, judgment, best.role, best.text)
+            fallback = explain_hit(None, request, rank, judgment, best.role, best.text)
+            return explanation(found, fallback, graded.model)  # type: ignore[union-attr]
+
+        return explain_one
+
+    def llm_reranked(self, request: SearchRequest, ranked: Ranking,
+                     weight: float | None = None) -> tuple[Ranking, LLMReranking, PageRecords]:
+        """``ranked`` with its top ``request.llm_rerank`` judgments graded by the LLM and reordered
+        (:func:`search.llm_rerank.llm_rerank`, within ``request.llm_rerank_deadline`` seconds), what the stage did,
+        and the records read for it (the page reuses them). Without an LLM, or past the deadline, the ranker's
+        order stays and the stage's note says why."""
+        top = ranked.judgments[:request.llm_rerank]
+        ids = [j.judgment_id for j in top]
+        weight = self.llm_rerank_weight if weight is None else weight
+        records = fetch_page(self.client, self.aliases, request, ids, ranked.vector, ranked.profile)
+        if self.llm is None:
+            return ranked, LLMReranking(tuple(ids), (), "none", weight, 0.0, False,
+                                        "llm_rerank needs an LLM and none is configured: the ranker's order"), records
+        candidates = []
+        for judged in top:
+            shown = records.passages(judged.judgment_id)
+            role, text = (shown[0].role, shown[0].text) if shown else ("", "")
+            candidates.append(Candidate(judged.judgment_id, judged.score,
+                                        hit_record(records.judgment(judged.judgment_id), role, text)))
+        found = llm_rerank(self.llm, request.semantic_text or request.text, candidates, weight=weight,
+                           deadline_s=request.llm_rerank_deadline)
+        if found.applied:
+            position = {doc: i for i, doc in enumerate(found.order)}
+            top = tuple(sorted(top, key=lambda j: position[j.judgment_id]))
+            ranked = dataclasses.replace(ranked, judgments=top + ranked.judgments[len(top):])
+        return ranked, found, records
 
     def judgments(self, judgment_ids: list[str]) -> dict[str, StoredJudgment]:
         """The hit fields (:data:`search.records.HIT_FIELDS`) of the judgments the index holds, by id."""
@@ -249,7 +292,16 @@ class Searcher:
                             None if rerank_ms is None else round(rerank_ms, 1), expansion, provisions, expand_ms,
                             explain_ms, "fusion", note, total=matching.total, meaning_floor=matching.floor,
                             below_floor=matching.below_floor, total_any=matching.total_any,
-                            count_rule=CountRule.of(request))
+                            count_rule=CountRule.of(request), llm_rerank=self._not_reranked(request, groups))
+
+    def _not_reranked(self, request: SearchRequest, groups: Sequence[JudgmentChunks]) -> LLMReranking | None:
+        """What the LLM rerank stage says on the fusion path, which it does not follow: it grades the learned
+        ranker's top judgments, and the ranker did not rank (``ranking_note`` says why)."""
+        if not request.llm_rerank or request.query is None:
+            return None
+        return LLMReranking(tuple(g.judgment_id for g in groups[:request.llm_rerank]), (),
+                            getattr(self.llm, "name", "none"), self.llm_rerank_weight, 0.0, False,
+                            "llm_rerank grades the learned ranker's top judgments, and the fusion path ranked these")
 
     def _ranked_provisions(self, request: SearchRequest, expansion: Expansion | None,
                            ranked: Ranking) -> tuple[ProvisionHit, ...]:
@@ -284,14 +336,19 @@ class Searcher:
 
     def _ranked_search(self, request: SearchRequest, ranked: Ranking, started: float, expansion: Expansion | None,
                        expand_ms: float | None) -> SearchResult:
-        """The page of the ranker's judgments with their best passages and the evidence that placed them."""
+        """The page of the ranker's judgments (its top ones graded by the LLM when asked) with their best passages and
+        the evidence that placed them."""
+        reranked, known = None, PageRecords()
+        if request.llm_rerank and request.query is not None:
+            ranked, reranked, known = self.llm_reranked(request, ranked)
         start = (request.page - 1) * request.size
         page = ranked.judgments[start:start + request.size]
         # one round trip: the page's judgments, their matching (highlighted) and most similar chunks
-        records = fetch_page(self.client, self.aliases, request, [j.judgment_id for j in page], ranked.vector,
-                             ranked.profile)
+        missing = [j.judgment_id for j in page if j.judgment_id not in known.stored]
+        fetched = fetch_page(self.client, self.aliases, request, missing, ranked.vector, ranked.profile)
+        records = PageRecords({**known.stored, **fetched.stored}, {**known.rows, **fetched.rows})
         explain_started = time.perf_counter()
-        hits = ranked_hits(page, records, ranked.matching, ranked.profile, self._explainer(request))
+        hits = ranked_hits(page, records, ranked.matching, ranked.profile, self._explainer(request, reranked))
         explain_ms = round((time.perf_counter() - explain_started) * 1000, 1) if request.explain else None
         return SearchResult(tuple(hits), len(ranked.judgments), f"ranker:{ranked.model}", self._facets(request),
                             took_ms=round((time.perf_counter() - started) * 1000, 1), expansion=expansion,
@@ -301,7 +358,7 @@ class Searcher:
                             meaning_floor=ranked.matching.floor if ranked.matching else None,
                             below_floor=ranked.matching.below_floor if ranked.matching else 0,
                             total_any=ranked.matching.total_any if ranked.matching else None,
-                            count_rule=CountRule.of(request))
+                            count_rule=CountRule.of(request), llm_rerank=reranked)
 
     def cited_by_counts(self) -> dict[str, int]:
         """How many corpus judgments cite each judgment (those cited at all), from the citation graph."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from search.expand import Expansion
 from search.explain import Explanation
+from search.llm_grades import LLMReranking
 from search.matching import CountRule
 from search.provisions import ProvisionHit
 from search.records import ChunkHit, MatchKind, StoredJudgment
@@ -96,3 +97,4 @@ class SearchResult:
     sort_values: tuple[tuple[SortValue, ...], ...] = ()  # each hit's sort values (a sorted search's page keys)
     pit_id: str | None = None  # the point in time a sorted page was read in (None: the live index)
     query_note: str | None = None  # what was left out of a query too long for the engine (search.bounds)
+    llm_rerank: LLMReranking | None = None  # what the LLM rerank stage did, when asked (search.llm_rerank)

@@ -55,6 +55,9 @@ __all__ = [
 MAX_SIZE = 100
 MAX_CANDIDATES = 10_000  # k-NN's k and OpenSearch's result window
 MAX_RERANK = 1_000
+DEFAULT_LLM_RERANK = 20  # the top k the LLM rerank grades when asked without a number (ratio search --llm-rerank)
+MAX_LLM_RERANK = 50  # judgments the LLM rerank stage grades at most (search.llm_rerank): minutes on a CPU
+MAX_LLM_RERANK_DEADLINE = 600  # seconds
 MAX_PROVISIONS = 50  # the most provisions any list shows: a search page's box, the provisions box, the API
 PROVISIONS_SIZE = 10  # how many the provisions box lists when nobody says (ratio provisions, the API, clients)
 
@@ -120,7 +123,8 @@ def expansions(value: str | Iterable[str] | None) -> tuple[ExpansionKind, ...]:
 
 
 def check_counts(*, size: int, page: int, candidates: int, rerank_top: int, explain_top: int,
-                 provisions: int, sort: SortOrder | None = SortOrder.RELEVANCE) -> None:
+                 provisions: int, sort: SortOrder | None = SortOrder.RELEVANCE, llm_rerank: int = 0,
+                 llm_rerank_deadline: int = 1) -> None:
     """The limits on a search's numbers (one home for them: options and requests both apply it). Pages of a
     relevance search stay inside the ranked window of ``candidates``; pages of a sorted one inside OpenSearch's
     result window (deeper pages go by the API's cursor: point in time and ``search_after``). ``sort`` None: the
@@ -145,6 +149,11 @@ def check_counts(*, size: int, page: int, candidates: int, rerank_top: int, expl
         raise BadValueError(f"provisions must be between 0 and {MAX_PROVISIONS}, not {provisions}")
     if explain_top < 0:
         raise BadValueError(f"explain_top cannot be negative, not {explain_top}")
+    if not 0 <= llm_rerank <= MAX_LLM_RERANK:
+        raise BadValueError(f"llm_rerank must be between 0 (off) and {MAX_LLM_RERANK}, not {llm_rerank}")
+    if not 1 <= llm_rerank_deadline <= MAX_LLM_RERANK_DEADLINE:
+        raise BadValueError(f"llm_rerank_deadline must be between 1 and {MAX_LLM_RERANK_DEADLINE} seconds, "
+                            f"not {llm_rerank_deadline}")
 
 
 def texts(values: Iterable[str] | None, option: str) -> tuple[str, ...]:
@@ -245,6 +254,8 @@ class SearchOptions(FilterOptions):
     rerank_top: int = 50
     explain: bool = False
     explain_top: int = 5
+    llm_rerank: int = 0  # the ranker's top k graded by the LLM (search.llm_rerank); 0: off
+    llm_rerank_deadline: int = 120  # seconds a search waits for those grades before keeping the ranker's order
     expand: tuple[ExpansionKind, ...] = ()
     provisions: int = 0
     facets: bool = True
@@ -257,12 +268,13 @@ class SearchOptions(FilterOptions):
         object.__setattr__(self, "fusion", choice(FusionMethod, self.fusion, "fusion"))
         object.__setattr__(self, "sort", choice(SortOrder, self.sort, "sort"))
         object.__setattr__(self, "expand", expansions(self.expand))
-        check_types(self, {**dict.fromkeys(("size", "page", "candidates", "rerank_top", "explain_top", "provisions"),
-                                           int),
+        check_types(self, {**dict.fromkeys(("size", "page", "candidates", "rerank_top", "explain_top", "provisions",
+                                            "llm_rerank", "llm_rerank_deadline"), int),
                            **dict.fromkeys(("rerank", "explain", "facets", "highlight", "plain"), bool)})
         check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
                      explain_top=self.explain_top, provisions=self.provisions,
-                     sort=None if self.sort is SortOrder.RELEVANCE else self.sort)  # the request checks the window
+                     sort=None if self.sort is SortOrder.RELEVANCE else self.sort, llm_rerank=self.llm_rerank,
+                     llm_rerank_deadline=self.llm_rerank_deadline)  # the request checks the window
 
     def query_text(self, text: str) -> str:
         """The text that is searched: ``text`` itself, or with ``plain`` its words without operators."""
@@ -273,7 +285,8 @@ class SearchOptions(FilterOptions):
                 "size": self.size,
                 "page": self.page,
                 "candidates": self.candidates, "rerank": self.rerank, "rerank_top": self.rerank_top,
-                "explain": self.explain, "explain_top": self.explain_top, "expand": self.expand,
+                "explain": self.explain, "explain_top": self.explain_top, "llm_rerank": self.llm_rerank,
+                "llm_rerank_deadline": self.llm_rerank_deadline, "expand": self.expand,
                 "provisions": self.provisions, "facets": self.facets, "highlight": self.highlight}
 
 

@@ -103,6 +103,8 @@ class SearchRequest:
     rerank_top: int = DEFAULTS.rerank_top
     explain: bool = DEFAULTS.explain
     explain_top: int = DEFAULTS.explain_top
+    llm_rerank: int = DEFAULTS.llm_rerank
+    llm_rerank_deadline: int = DEFAULTS.llm_rerank_deadline
     expand: tuple[ExpansionKind, ...] = DEFAULTS.expand
     provisions: int = DEFAULTS.provisions
     facets: bool = DEFAULTS.facets
@@ -119,7 +121,8 @@ class SearchRequest:
             object.__setattr__(self, "sort", SortOrder.NEWEST)  # nothing to rank: every match, newest first
             object.__setattr__(self, "sort_note", FILTERS_ONLY_ORDER)
         check_counts(size=self.size, page=self.page, candidates=self.candidates, rerank_top=self.rerank_top,
-                     explain_top=self.explain_top, provisions=self.provisions, sort=self.sort)
+                     explain_top=self.explain_top, provisions=self.provisions, sort=self.sort,
+                     llm_rerank=self.llm_rerank, llm_rerank_deadline=self.llm_rerank_deadline)
         if self.search_after is not None and self.page != 1:
             raise BadValueError("use either page or search_after, not both")
         if len(self.weights) != 2 or any(w < 0 for w in self.weights) or abs(sum(self.weights) - 1) > 1e-6:
@@ -190,6 +193,8 @@ class SearchRequest:
         rerank_top: int = DEFAULTS.rerank_top,
         explain: bool = DEFAULTS.explain,
         explain_top: int = DEFAULTS.explain_top,
+        llm_rerank: int = DEFAULTS.llm_rerank,
+        llm_rerank_deadline: int = DEFAULTS.llm_rerank_deadline,
         expand: str | Sequence[str] | None = DEFAULTS.expand,
         provisions: int = DEFAULTS.provisions,
         facets: bool = DEFAULTS.facets,
@@ -235,8 +240,9 @@ class SearchRequest:
             page=page, search_after=tuple(search_after) if search_after is not None else None,
             candidates=candidates, fusion=choice(FusionMethod, fusion, "fusion"),
             weights=tuple(weights), rank_constant=rank_constant, role_boost=role_boost,  # type: ignore[arg-type]
-            rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
-            expand=expanded, provisions=provisions or (5 if ExpansionKind.PROVISIONS in expanded else 0),
+            rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top, llm_rerank=llm_rerank,
+            llm_rerank_deadline=llm_rerank_deadline, expand=expanded,
+            provisions=provisions or (5 if ExpansionKind.PROVISIONS in expanded else 0),
             facets=facets, highlight=highlight, ranking=choice(RankingMode, ranking, "ranking"),
             sort=choice(SortOrder, sort, "sort"), understanding=understood if query is not None else None,
             query_note=query_note,

@@ -72,12 +72,14 @@ class Prompt:
             raise LLMError(f"prompt {package}/prompts/{name}.txt has no '---' line between system and user parts")
         return cls(name, system.strip(), user.strip())
 
-    def messages(self, **fields: str) -> list[Message]:
+    def messages(self, shared_nonce: str | None = None, /, **fields: str) -> list[Message]:
         """The chat messages with ``fields`` substituted (fenced, see the class); a missing field is an error,
-        not a blank."""
+        not a blank. ``shared_nonce`` (a fresh :func:`backends.llm.guard.nonce`, never a constant) lets one
+        caller send the same prompt over many records with one nonce, so the system part and the leading fields
+        are the same tokens each time and llama.cpp evaluates that prefix once (the LLM rerank's candidates)."""
         if "nonce" in fields:
             raise LLMError(f"prompt {self.name}: the nonce is drawn by the prompt, not given")
-        secret = nonce()
+        secret = shared_nonce or nonce()
         safe = {name: fenced(value, secret) for name, value in fields.items()}
         safe["nonce"] = secret
         try:

@@ -38,6 +38,7 @@ from search.evaluate.provision_qa import METHODS
 from search.evaluate.splits import split_queries
 from search.evaluate.systems import CONFIGS, CachedReranker, LabelledRanker, LabelledReranker, Runner, filter_safety
 from search.execute import Searcher
+from search.options import DEFAULT_LLM_RERANK, MAX_LLM_RERANK
 from search.ranking.model import RankerModel, RankerModelError
 from search.rerank import BiEncoderRescorer, CrossEncoderReranker
 
@@ -122,6 +123,10 @@ def configs_command() -> None:
               help="A reranker for configuration hybrid_rerank:LABEL (repeatable). SPEC is a CrossEncoder folder, "
                    "'bi-encoder' (the --encoder) or 'bi-encoder:FOLDER'; WEIGHT is its blend share (default 1). "
                    "One SPEC under several labels is scored once.")
+@click.option("--llm-rerank-top", type=click.IntRange(1, MAX_LLM_RERANK), default=DEFAULT_LLM_RERANK,
+              show_default=True, help="The judgments default_llm_rerank grades per query.")
+@click.option("--llm-rerank-weight", type=click.FloatRange(0.0, 1.0), default=None,
+              help="The grade's share in default_llm_rerank (default: the product's, chosen on the tuning half).")
 @encoder_option()
 @llm_options
 @click.pass_obj
@@ -130,7 +135,8 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
                 configs: tuple[str, ...], baseline: str | None, limit: int | None, half: str | None,
                 split: str | None, max_words: int, candidates: int, out: Path, runs: tuple[str, ...],
                 ranker_models: tuple[str, ...],
-                reranker: str | None, rerank_weight: float, labelled: tuple[str, ...], encoder: str | None,
+                reranker: str | None, rerank_weight: float, labelled: tuple[str, ...], llm_rerank_top: int,
+                llm_rerank_weight: float | None, encoder: str | None,
                 llm_kind: str | None, llm_model: str | None, llm_url: str | None) -> None:
     """Run CONFIGs on BENCHMARK, score them (MAP, P@10, Bpref, MRR, nDCG@10, R@100, R@1000), test each
     against the baseline, and write report.md, report.json and per_query_ap.png into --out.
@@ -176,7 +182,7 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     except (ValueError, RankerModelError) as exc:
         raise click.ClickException(str(exc)) from exc
     runner = Runner(searcher, max_words=max_words, candidates=candidates, rerankers=rerankers, rankers=rankers,
-                    saved=saved, task=task)
+                    saved=saved, task=task, llm_rerank_top=llm_rerank_top, llm_rerank_weight=llm_rerank_weight)
     listed = [c.name for c in CONFIGS.values() if c.task == task and (llm or not c.llm)]
     box = ["default"] if task == "provisions" else []  # the provisions box (the judgments' default is listed)
     names = list(dict.fromkeys(configs)) or box + listed + [f"ranker:{r.label}" for r in rankers]
@@ -197,6 +203,9 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
         evaluation = evaluate(ranked_run(rankings), qrels)
         options = {"description": config.description, "seconds": round(seconds, 1), "max_words": max_words,
                    "candidates": candidates, "llm": llm.name if (llm and config.llm) else None}
+        if config.name == "default_llm_rerank":
+            options |= {"llm_rerank_top": llm_rerank_top, "llm_rerank_weight": searcher.llm_rerank_weight
+                        if llm_rerank_weight is None else llm_rerank_weight}
         if config.name == "hybrid_rerank":
             options |= {"reranker": reranker or "bi-encoder", "rerank_weight": rerank_weight}
         results.append((config.name, options, evaluation))
@@ -211,6 +220,13 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
              {"tuning": "Tuning split: choices are made on these queries; never report them as results.",
               "reported": "Reported split: scored once per final configuration; nothing was trained, tuned or "
                           "selected on these."}[split]]
+    if runner.llm_reranks:
+        stages = runner.llm_reranks
+        kept = [s for s in stages if not s.applied]
+        notes.append(f"LLM rerank: {len(stages)} queries, {sum(len(s.grades) for s in stages)} judgments graded, "
+                     f"{sum(s.seconds for s in stages) / len(stages):.1f} s a query (answers cached: a repeat costs "
+                     f"nothing); the ranker's order kept for {len(kept)}"
+                     f"{f' (first: {kept[0].note})' if kept else ''}.")
     if runner.llm_failures:
         notes.append(f"The LLM failed {len(runner.llm_failures)} times; those queries ran without that expansion "
                      f"(first: {runner.llm_failures[0][:200]}).")

@@ -24,7 +24,17 @@ from ratio.cli.options import (
     reranker_option,
     role_options,
 )
-from search.options import DEFAULTS, MAX_PROVISIONS, MAX_RERANK, MAX_SIZE, SearchOptions, SortOrder
+from search.options import (
+    DEFAULT_LLM_RERANK,
+    DEFAULTS,
+    MAX_LLM_RERANK,
+    MAX_LLM_RERANK_DEADLINE,
+    MAX_PROVISIONS,
+    MAX_RERANK,
+    MAX_SIZE,
+    SearchOptions,
+    SortOrder,
+)
 
 if TYPE_CHECKING:  # the client and the read path behind it are imported by a search, not by ``--help``
     from search.hits import SearchResult
@@ -111,6 +121,13 @@ def _table(query: str, result: SearchResult, first: int = 1) -> Table:
 @click.option("--explain", is_flag=True, help="Add a one-line reason to each hit (by the LLM, if one is set).")
 @click.option("--explain-top", type=click.IntRange(min=0), default=DEFAULTS.explain_top, show_default=True,
               help="How many hits the LLM explains.")
+@click.option("--llm-rerank", type=click.IntRange(0, MAX_LLM_RERANK), default=DEFAULTS.llm_rerank, is_flag=False,
+              flag_value=DEFAULT_LLM_RERANK, metavar="K",
+              help=f"Grade the ranker's top K judgments with the LLM and reorder them (K {DEFAULT_LLM_RERANK} when "
+                   "left out; needs --llm; docs/llm-rerank.md). Each graded hit is explained by the LLM's reason.")
+@click.option("--llm-rerank-deadline", type=click.IntRange(1, MAX_LLM_RERANK_DEADLINE),
+              default=DEFAULTS.llm_rerank_deadline, show_default=True, metavar="SECONDS",
+              help="How long --llm-rerank waits for the grades before keeping the ranker's order.")
 @expand_option()
 @click.option("--provisions", type=click.IntRange(0, MAX_PROVISIONS), default=DEFAULTS.provisions,
               help="Also list this many statute provisions (5 with --expand provisions).")
@@ -123,7 +140,7 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
                    date_to: str | None, roles: tuple[str, ...], role_mode: str | None, ranking: str,
                    ranker_model: str, fusion: str, sort: str, size: int,
                    page: int, rerank: bool, rerank_top: int, reranker: str | None, rerank_weight: float,
-                   explain: bool, explain_top: int,
+                   explain: bool, explain_top: int, llm_rerank: int, llm_rerank_deadline: int,
                    expand: tuple[str, ...], provisions: int, llm_kind: str | None, llm_model: str | None,
                    llm_url: str | None, plain: bool, encoder: str | None, as_json: bool, document: str | None,
                    exclude: str | None, statutes: tuple[str, ...] = ()) -> None:
@@ -154,12 +171,13 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     options = SearchOptions(courts=courts, judges=judges, date_from=date_from, date_to=date_to, roles=roles,
                             role_mode=role_mode, ranking=ranking, fusion=fusion, sort=sort, size=size, page=page,
                             rerank=rerank, rerank_top=rerank_top, explain=explain, explain_top=explain_top,
-                            expand=expand, provisions=provisions, plain=plain)
+                            llm_rerank=llm_rerank, llm_rerank_deadline=llm_rerank_deadline, expand=expand,
+                            provisions=provisions, plain=plain)
     request = SearchRequest.from_options(query, options, statutes=statutes)  # a QueryError says what to fix
     typed = query
     query = request.text  # as searched (plain words with --plain), for the table's title
     conn = ctx.settings()
-    llm = configured_llm(llm_kind, llm_model, llm_url) if (expand or explain) else None
+    llm = configured_llm(llm_kind, llm_model, llm_url) if (expand or explain or llm_rerank) else None
     client = Client(conn.url, user=conn.user, password=conn.password, verify_certs=conn.verify_certs,
                     prefix=ctx.layout.prefix, encoder=encoder, reranker=reranker, rerank_weight=rerank_weight,
                     llm=llm, ranker=None if ranker_model == "off" else ranker_model)
@@ -193,6 +211,10 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
             click.echo(f"  {provision.provision_id}  {name[:90]}")
     if result.ranking_note and result.ranking == "fusion" and ranking == "ranker":
         click.echo(f"ranked by fusion: {result.ranking_note}")
+    if result.llm_rerank is not None:
+        stage = result.llm_rerank
+        click.echo(f"LLM rerank ({stage.model}, {len(stage.grades)} graded in {stage.seconds:.1f} s): "
+                   + ("reordered by grade" if stage.applied else stage.note or "the ranker's order"))
     if result.rerank_ms is not None:
         click.echo(f"reranking took {result.rerank_ms:.0f} ms")
     if result.removed_by_role is not None:

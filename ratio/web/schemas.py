@@ -18,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from search.fusion import FusionMethod
 from search.options import (
     DEFAULTS,
+    MAX_LLM_RERANK,
+    MAX_LLM_RERANK_DEADLINE,
     MAX_PROVISIONS,
     MAX_SIZE,
     ExpansionKind,
@@ -76,6 +78,13 @@ class SearchParams(BaseModel):
                                              "explain_top when one is configured).")
     explain_top: int = Field(DEFAULTS.explain_top, ge=0, le=MAX_EXPLAIN, description="How many hits the LLM "
                              "explains (the rest get the extractive reason).")
+    llm_rerank: int = Field(DEFAULTS.llm_rerank, ge=0, le=MAX_LLM_RERANK, description="Grade the learned ranker's "
+                            "top llm_rerank judgments with the LLM (needs one; 0: off) and reorder them by grade and "
+                            "ranker score; each graded hit's explanation is the LLM's reason where it is grounded in "
+                            "the judgment. See llm_rerank in the answer.")
+    llm_rerank_deadline: int = Field(DEFAULTS.llm_rerank_deadline, ge=1, le=MAX_LLM_RERANK_DEADLINE,
+                                     description="Seconds to wait for the LLM's grades; past them the ranker's "
+                                     "order is kept and a note says so.")
     expand: list[ExpansionKind] = Field(default_factory=list, max_length=len(ExpansionKind), description="LLM "
                                         "expansions (needs an LLM): issues, the legal issues searched as extra "
                                         "queries; provisions, the provisions the LLM names, for the provision list.")
@@ -93,7 +102,8 @@ class SearchParams(BaseModel):
             role_mode=self.mode, ranking=self.ranking, fusion=self.fusion, sort=self.sort, size=self.size, page=page,
             candidates=self.candidates,
             rerank=self.rerank, rerank_top=self.rerank_top, explain=self.explain, explain_top=self.explain_top,
-            expand=self.expand, provisions=self.provisions, facets=self.facets, highlight=self.highlight,
+            llm_rerank=self.llm_rerank, llm_rerank_deadline=self.llm_rerank_deadline, expand=self.expand,
+            provisions=self.provisions, facets=self.facets, highlight=self.highlight,
             plain=self.plain)
         return SearchOptions(**{**values, **changes})
 

@@ -36,6 +36,8 @@ from search.document_query import document_ranking, rank_by_document, search_box
 from search.execute import Searcher
 from search.expand import legal_issues, parametric_provisions
 from search.fusion import FusionMethod, fuse
+from search.llm_grades import LLMReranking
+from search.options import DEFAULT_LLM_RERANK, MAX_LLM_RERANK_DEADLINE
 from search.provisions import find_provisions, provision_bm25_body, provision_knn_body
 from search.ranking.features import FeatureMatrix
 from search.ranking.model import RankerModel
@@ -63,6 +65,9 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("default", "judgments", "exactly what 'ratio search' and Client.search do by default (today: the "
            "learned ranker; the fusion path where it cannot run), on the query's plain text as the search box "
            "takes it (up to 900 words)"),
+    Config("default_llm_rerank", "judgments", "the default, then its top k (--llm-rerank-top) graded by the LLM "
+           "and reordered (search.llm_rerank): what 'ratio search --llm-rerank K' does, without its deadline",
+           llm=True),
     Config("default_document", "judgments", "exactly what Client.search_by_document does: the query read whole "
            "as a document (the learned ranker; whole-text BM25 of the whole query where it cannot run)"),
     Config("fusion", "judgments", "the former default: 'ratio search' with --ranking fusion (hybrid chunks, "
@@ -143,8 +148,12 @@ class Runner:
     def __init__(self, searcher: Searcher, *, max_words: int = 300, candidates: int = 1000, depth: int = 1000,
                  rerank_top: int = 50, rerankers: Sequence[LabelledReranker] = (),
                  rankers: Sequence[LabelledRanker] = (),
-                 saved: Mapping[str, Mapping[str, Sequence[str]]] | None = None, task: str = "judgments") -> None:
+                 saved: Mapping[str, Mapping[str, Sequence[str]]] | None = None, task: str = "judgments",
+                 llm_rerank_top: int = DEFAULT_LLM_RERANK, llm_rerank_weight: float | None = None) -> None:
         self.searcher = searcher
+        self.llm_rerank_top = llm_rerank_top  # default_llm_rerank's k
+        self.llm_rerank_weight = llm_rerank_weight  # its grade weight (None: the searcher's, the product default)
+        self.llm_reranks: list[LLMReranking] = []  # what the stage did per query, for the report's cost line
         self.task = task  # what the benchmark ranks: ``default`` is the search box's judgments, or its provisions
         self.saved = dict(saved or {})  # label -> qid -> judgment ids: rankings made elsewhere (run:LABEL)
         self.rerankers = {r.label: r for r in rerankers}
@@ -251,6 +260,8 @@ class Runner:
             return [hit.provision_id for hit in s.provisions_for(typed_or_pasted(text), self.depth)]
         if name in ("default", "fusion") or name.startswith("ranker:"):
             return self._rank_default(name, text)
+        if name == "default_llm_rerank":
+            return self._rank_llm_reranked(text)
         if name.startswith("ranker_document:"):
             return self._rank_labelled(name, text, document=True)
         if name == "default_document":
@@ -324,6 +335,20 @@ class Runner:
             return [j.judgment_id for j in ranked.judgments][: self.depth]
         groups, _ = s.fused_window(request, s.expanded_chunks(request, ())[0], passages=1)
         return [group.judgment_id for group in groups][: self.depth]
+
+    def _rank_llm_reranked(self, text: str) -> list[str]:
+        """``default``'s ranking with its top ``llm_rerank_top`` graded by the LLM (:meth:`Searcher.llm_reranked`,
+        no deadline but the longest a request may ask for), as ``ratio search --llm-rerank K`` orders them."""
+        s = self.searcher
+        request = SearchRequest.from_query(typed_or_pasted(text), candidates=self.candidates, facets=False,
+                                           highlight=False, llm_rerank=self.llm_rerank_top,
+                                           llm_rerank_deadline=MAX_LLM_RERANK_DEADLINE)
+        ranked, _ = s.ranking(request, depth=0)
+        if ranked is None:  # the fusion path ranked: the stage does not follow it (as in search)
+            return self._rank_default("default", text)
+        ranked, stage, _ = s.llm_reranked(request, ranked, self.llm_rerank_weight)
+        self.llm_reranks.append(stage)
+        return [j.judgment_id for j in ranked.judgments][: self.depth]
 
     def _rank_labelled(self, name: str, text: str, document: bool = False) -> list[str]:
         """``text``'s candidates and features (computed once per text and path) scored by a labelled model; a
