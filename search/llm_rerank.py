@@ -50,7 +50,7 @@ __all__ = ["DEFAULT_DEADLINE_S", "DEFAULT_LLM_RERANK", "DEFAULT_WEIGHT", "GRADE_
            "grade", "llm_rerank"]
 
 DEFAULT_DEADLINE_S = DEFAULTS.llm_rerank_deadline  # seconds a request waits for the grades (search.options)
-DEFAULT_WEIGHT = 0.3  # the grade's share (combine); chosen on AILA's tuning half (docs/llm-rerank.md)
+DEFAULT_WEIGHT = 0.2  # the grade's share (combine): the largest of the best on AILA's tuning half (docs/llm-rerank.md)
 
 GRADE_SCHEMA = {
     "type": "object",
