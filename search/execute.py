@@ -232,7 +232,7 @@ class Searcher:
     def search(self, request: SearchRequest, position: SortPosition | None = None) -> SearchResult:
         """The page of ``request``: ranked (``relevance``) or sorted (``position``: where a sorted page starts,
         after or before a hit in a point in time; None: page ``request.page`` from the top). Each hit says how many
-        corpus judgments cite it (:meth:`cited_by_counts`)."""
+        corpus judgments cite it (the graph's in-degree)."""
         try:
             result = self._search(request, position)
         except (EngineError, TransportError) as exc:  # the engine refused the query: a typed 400, not a 500
@@ -244,9 +244,9 @@ class Searcher:
             result = dataclasses.replace(result, query_note=request.query_note)
         if not result.hits:
             return result
-        counts = self.cited_by_counts()
-        return dataclasses.replace(result, hits=tuple(dataclasses.replace(hit, cited_by=counts.get(hit.judgment_id, 0))
-                                                      for hit in result.hits))
+        graph = self.graphs.graph()  # each hit's in-degree read from the graph's arrays, not a map of every count
+        return dataclasses.replace(result, hits=tuple(dataclasses.replace(hit, cited_by=graph.cited_by_count(
+            hit.judgment_id)) for hit in result.hits))
 
     def _search(self, request: SearchRequest, position: SortPosition | None) -> SearchResult:
         """The final stage that gives the page: sorted, else (after an LLM expansion, when asked) the learned
