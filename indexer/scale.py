@@ -34,6 +34,7 @@ mark; :func:`drop_scale_corpus` deletes only such indices of exactly that prefix
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 import re
@@ -156,10 +157,12 @@ def _source_options(client: OpenSearch, source: IndexLayout) -> tuple[mappings.I
     return fit_to_cluster(client, options), str(info["language"] or "en")
 
 
-def _ensure_indices(client: OpenSearch, layout: IndexLayout, source: IndexLayout, mark: dict[str, Any]) -> bool:
-    """Create the missing scale indices like ``ratio indices create`` does (no saved searches: nothing percolates
-    a scale corpus) and mark them; True when any was created now."""
+def _ensure_indices(client: OpenSearch, layout: IndexLayout, source: IndexLayout, mark: dict[str, Any],
+                    shards: int = 1) -> bool:
+    """Create the missing scale indices like ``ratio indices create`` does, with ``shards`` primaries (no saved
+    searches: nothing percolates a scale corpus) and mark them; True when any was created now."""
     options, language = _source_options(client, source)
+    options = dataclasses.replace(options, shards=shards)
     report = create_indices(client, layout, options, language=language, kinds=KINDS)
     created = [row["index"] for row in report.values() if row.get("created")]
     for index in created:
@@ -369,16 +372,18 @@ def _draw(rng: random.Random, pool: Sequence[int], cumulative: Sequence[float], 
 
 def grow_scale_corpus(client: OpenSearch, *, source_prefix: str, prefix: str, judgments: int,
                       source_edges: Mapping[str, Sequence[str]], seed: int = 0,
-                      progress: Callable[[int], None] | None = None, batch: int = 1000) -> ScaleGrowth:
+                      progress: Callable[[int], None] | None = None, batch: int = 1000, shards: int = 1,
+                      ) -> ScaleGrowth:
     """Grow the scale corpus of ``prefix`` to ``judgments`` copies of the source's (see the module docstring);
     ``source_edges`` is the source's resolved graph (``judgment id -> cited judgment ids``, from
     ``search.citation_graph.load_graph(..., by_parties=False).cites``). ``progress`` hears the judgment documents sent
-    so far this call (after all chunks). Nothing is removed when the corpus is already larger."""
+    so far this call (after all chunks). Nothing is removed when the corpus is already larger. ``shards``: the
+    primaries of indices this call creates (a long query's shards are searched in parallel; docs/capacity.md)."""
     started = time.perf_counter()
     layout, source = _layout(prefix, source_prefix), IndexLayout(source_prefix)
     mark = {"source": source_prefix, "seed": seed}
     _check_marks(client, prefix, mark)
-    created = _ensure_indices(client, layout, source, mark)
+    created = _ensure_indices(client, layout, source, mark, shards)
     aliases = layout.aliases(KINDS)
     writer = BulkWriter(client, aliases)
     if created or _count(client, aliases["provisions"]) == 0:

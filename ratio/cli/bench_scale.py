@@ -139,12 +139,14 @@ def _table(rows: list[dict], source: str) -> Table:
 @click.option("--server/--no-server", default=True, show_default=True,
               help="Measure 'ratio serve' on each step: seconds until it answers a search, its resident memory.")
 @click.option("--keep", is_flag=True, help="Keep the scale indices afterwards (default: drop them).")
+@click.option("--shards", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Primary shards of the scale indices (a query's shards are searched in parallel).")
 @encoder_option()
 @json_option()
 @click.pass_obj
 def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_prefix: str, seed: int, count: int,
                 typed_folder: Path | None, data: Path, max_words: int, data_path: Path | None, server: bool,
-                keep: bool, encoder: str | None, as_json: bool) -> None:
+                keep: bool, shards: int, encoder: str | None, as_json: bool) -> None:
     """The default search at growing corpus sizes: latency (typed queries, pasted fact patterns, whole judgments,
     BM25 alone on the same queries), the ranker's stages, size per judgment, server start-up and memory.
 
@@ -198,7 +200,7 @@ def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_
         for step in steps:
             click.echo(f"growing {scale_prefix} to {step:,} judgments ...", err=True)
             growth = grow_scale_corpus(client, source_prefix=source, prefix=scale_prefix, judgments=step,
-                                       source_edges=source_edges, seed=seed)
+                                       source_edges=source_edges, seed=seed, shards=shards)
             if growth.stopped:
                 raise click.ClickException(f"the scale corpus stopped growing at {growth.judgments:,} judgments: "
                                            f"{growth.stopped}")
@@ -220,5 +222,6 @@ def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_
         if not keep:
             dropped = drop_scale_corpus(client, scale_prefix)
             click.echo(f"dropped {len(dropped)} scale indices under {scale_prefix!r}", err=True)
-    emit({"source": source, "prefix": scale_prefix, "seed": seed, "queries": count, "kept": keep, "steps": rows},
+    emit({"source": source, "prefix": scale_prefix, "seed": seed, "shards": shards, "queries": count, "kept": keep,
+          "steps": rows},
          as_json, _table(rows, source))

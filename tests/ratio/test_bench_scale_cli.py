@@ -55,12 +55,15 @@ def test_a_row_per_step_and_the_scale_indices_dropped(client, opensearch_setting
 
 
 def test_keep_keeps_the_scale_indices(client, opensearch_settings, aliases, shared_data, scale_prefix) -> None:
-    result = _run(opensearch_settings, aliases, shared_data, scale_prefix, "30", "--queries", "1", "--keep")
+    result = _run(opensearch_settings, aliases, shared_data, scale_prefix, "30", "--queries", "1", "--keep",
+                  "--shards", "2")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["kept"] is True
+    assert json.loads(result.stdout)["kept"] is True and json.loads(result.stdout)["shards"] == 2
     kept = _indices(client, scale_prefix)
     assert any("judgments" in name for name in kept) and any("chunks" in name for name in kept)
     assert client.count(index=f"{scale_prefix}-judgments")["count"] == 30
+    settings = client.indices.get_settings(index=f"{scale_prefix}-chunks")
+    assert {int(v["settings"]["index"]["number_of_shards"]) for v in settings.values()} == {2}  # --shards
 
 
 def test_a_step_too_big_for_the_disk_is_refused_before_anything_is_written(
