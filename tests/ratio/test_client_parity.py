@@ -132,7 +132,8 @@ def test_serve_loads_its_models_before_it_takes_requests(opensearch_settings, al
     app = app_from_settings(config)
     client = app.state.service.client
     assert "_encoders" in vars(client) and "searcher" in vars(client)
-    assert client.searcher._ranker is not None and client.searcher._ranker.features._graph is not None
+    # the ranker reads its graph from the searcher's cache on every ranking, so the cache is what must be loaded
+    assert client.searcher._ranker is not None and client.searcher._ranker.features._source is not None
     # the judgment pages' citation graph and the ranker's, both from the one scroll of the searcher's GraphCache
     assert client.searcher.graphs is client.graphs and set(client.graphs._graphs) == {True, False}
     said = capsys.readouterr().err
