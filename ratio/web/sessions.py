@@ -59,6 +59,31 @@ class Locked:
     failures: int
 
 
+WAL_WAIT = 10.0  # seconds a worker waits for another to finish switching the shared file to WAL
+
+
+def _write_ahead(db: sqlite3.Connection, wait: float = WAL_WAIT) -> None:
+    """Put the shared file in WAL mode (the workers read and write it at once). Switching needs the file to
+    itself, and SQLite answers "database is locked" at once, without its busy timeout, when another worker is
+    switching it at the same moment (two workers of ``ratio serve --workers 2`` start together): then the mode is
+    read back, and the switch tried again until it holds or ``wait`` seconds pass. The mode is kept in the file,
+    so only a fresh file's first workers ever meet."""
+    deadline = time.monotonic() + wait
+    delay = 0.01
+    while True:
+        try:
+            if str(db.execute("PRAGMA journal_mode=WAL").fetchone()[0]).lower() == "wal":
+                return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) and "busy" not in str(error):
+                raise
+        if time.monotonic() >= deadline:
+            raise sqlite3.OperationalError(f"the session file stayed locked for {wait:.0f} s: another process "
+                                           "holds it")
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+
+
 class SessionStore:
     """Sessions and failed-key counts (see the module docstring). ``path``: the SQLite file the workers share
     (None: this process's memory); ``lifetime``: seconds a session lasts; ``free``, ``max_wait``, ``forget``:
@@ -73,7 +98,7 @@ class SessionStore:
                                    check_same_thread=False)
         with self._lock:
             if self.path:
-                self._db.execute("PRAGMA journal_mode=WAL")
+                _write_ahead(self._db)
             self._db.executescript(_SCHEMA)
 
     def _run(self, sql: str, args: tuple = ()) -> list[tuple]:
