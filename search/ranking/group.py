@@ -24,6 +24,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar
 
 import numpy as np
@@ -90,12 +91,13 @@ class Inputs:
     def ids(self) -> tuple[str, ...]:
         return self.candidates.ids
 
-    @property
+    @cached_property
     def long_terms(self) -> tuple[tuple[str, float], ...]:
-        """The long reduction: the query's most distinctive terms by KL divergence."""
+        """The long reduction: the query's most distinctive terms by KL divergence (selected once per query: the
+        lexical, roles and reduction groups all read it)."""
         return self.profile.reduced(self.settings.long_terms, "kl")
 
-    @property
+    @cached_property
     def short_terms(self) -> tuple[tuple[str, float], ...]:
         """The short reduction: the query's best terms by tf-idf."""
         return self.profile.reduced(self.settings.short_terms, "idf")

@@ -21,7 +21,9 @@ The groups, which the ablations remove one at a time (``ratio train ranker --dro
 * ``semantic``: vector similarity of the query to the judgment and to its best chunk (overall, facts, reasoning);
 * ``legal``: provisions and citations shared with the query, the judgment's age against the query's;
 * ``graph``: how often the corpus cites the judgment, and how it is tied by citations to the other strong
-  candidates (cited together with them; citing the same judgments).
+  candidates (cited together with them; citing the same judgments);
+* ``reduction``: BM25 of the whole query (every term, as often as it is said), of a sharp 30-term reduction, and
+  of the long reduction over the facts summary: for pasted fact patterns.
 
 Score features come raw and divided by the best candidate's score (a query-independent scale).
 """
@@ -63,6 +65,7 @@ Request = tuple[str, dict[str, Any]]
 # kinds of evidence more than one group gives (their contributions add up before phrasing)
 FACTS = present("facts", "facts similar")
 REASONING = present("reasoning", "reasoning matches")
+TERMS = always("terms", "shares the query's distinctive terms")
 
 
 def query_words(profile: QueryProfile) -> tuple[str, ...]:
@@ -133,7 +136,7 @@ class LexicalGroup(FeatureGroup):
     name = "lexical"
     features = ("bm25_long", "bm25_long_norm", "bm25_short", "bm25_short_norm", "bm25_title_norm",
                 "bm25_summary_norm", "rank_long")
-    _terms = always("terms", "shares the query's distinctive terms")
+    _terms = TERMS
     explains: Mapping[str, EvidenceKind | None] = {
         "bm25_long": _terms, "bm25_long_norm": _terms, "bm25_short": _terms, "bm25_short_norm": _terms,
         "rank_long": _terms, "bm25_title_norm": present("title", "title matches"),
@@ -379,9 +382,43 @@ class GraphGroup(FeatureGroup):
         return {"cited_by": np.array(cited_by), "cocited_top": np.array(cocited), "coupled_top": np.array(coupled)}
 
 
+class ReductionGroup(FeatureGroup):
+    """The pasted text read whole and read sharply, for fact patterns (issue 27): BM25 of every query term weighted
+    by how often the query says it (what whole-text BM25 ranks by: on AILA's reported fact patterns it beat the
+    reductions), of a sharp KL reduction (the 30 most distinctive terms: the AILA 2019 winners reduced queries this
+    way), and of the long reduction over the judgment's facts summary (facts against facts: a precedent is cited
+    for facts like the query's). Computed for every query; a typed query's terms are few, so it costs little."""
+
+    name = "reduction"
+    features = ("bm25_full", "bm25_full_norm", "bm25_kl30_norm", "bm25_facts_summary_norm")
+    full_terms = 500  # under the bool query's clause limit (1,024); a 1,000-word fact pattern has fewer
+    sharp_terms = 30
+    explains: Mapping[str, EvidenceKind | None] = {
+        "bm25_full": TERMS, "bm25_full_norm": TERMS, "bm25_kl30_norm": TERMS, "bm25_facts_summary_norm": FACTS}
+
+    @classmethod
+    def full(cls, profile: QueryProfile) -> tuple[tuple[str, float], ...]:
+        """Every query term the corpus holds (the ``full_terms`` best by tf-idf past that), weighted by its count in
+        the query: a term said five times counts five times, as a ``match`` query over the text counts it."""
+        counts = {t.term: t.tf for t in profile.terms}
+        return tuple((term, float(counts[term])) for term, _ in profile.reduced(cls.full_terms, "idf"))
+
+    def requests(self, inputs: Inputs) -> list[Request]:
+        judgments, ids = inputs.aliases["judgments"], inputs.ids
+        sharp = inputs.profile.reduced(self.sharp_terms, "kl")
+        return [(judgments, bodies.terms_body(self.full(inputs.profile), len(ids), ids=ids)),
+                (judgments, bodies.terms_body(sharp, len(ids), ids=ids)),
+                (judgments, bodies.terms_body(inputs.long_terms, len(ids), fields=("summary.facts",), ids=ids))]
+
+    def read(self, inputs: Inputs, answers: Answers) -> dict[str, np.ndarray]:
+        full, sharp, facts = (inputs.scores(hits(r)) for r in answers.responses)
+        return {"bm25_full": full, "bm25_full_norm": norm(full), "bm25_kl30_norm": norm(sharp),
+                "bm25_facts_summary_norm": norm(facts)}
+
+
 # The groups, in column order: the feature vector is their features in this order.
 DECLARED: tuple[FeatureGroup, ...] = (QueryGroup(), NamesGroup(), LexicalGroup(), ContextGroup(), RolesGroup(),
-                                      SemanticGroup(), LegalGroup(), GraphGroup())
+                                      SemanticGroup(), LegalGroup(), GraphGroup(), ReductionGroup())
 FEATURE_GROUPS: dict[str, str] = {name: group.name for group in DECLARED for name in group.features}
 FEATURES: tuple[str, ...] = tuple(FEATURE_GROUPS)
 GROUPS: tuple[str, ...] = tuple(group.name for group in DECLARED)
