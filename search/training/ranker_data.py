@@ -7,7 +7,10 @@ judgments T1..Tn (resolved by :mod:`search.citation_graph`) gives:
 * a **document** query: J's text with every citation of a judgment replaced by ``[?CITATION?]`` (FIRE IRLeD's
   construction), whose relevant judgments are T1..Tn;
 * a **facts** query: J's facts (its chunks in the ``facts`` role group, citations removed), the shape of AILA's
-  fact descriptions, with the same relevant judgments.
+  fact descriptions, with the same relevant judgments;
+* a **facts-anon** query: the same facts with each person's name replaced as AILA writes it (``P1``, ``P2``:
+  :mod:`search.training.anonymise`), made for exactly the judgments that got a facts query, so the two are pairs.
+  Its source is :data:`ANON_SOURCE`: the plain training path leaves it out until it is chosen.
 
 J itself is excluded from its query's candidates (it is the query). No training query may be a benchmark's
 query in disguise, and no label may point at one: a judgment holding a fifth (and at least 30) of the 12-word
@@ -30,12 +33,15 @@ from legal.citations import extract_citations
 from search.citation_graph import CitationGraph
 from search.ranking.features import role_groups
 from search.ranking.query import CITATION_MASK
+from search.training.anonymise import ANON_SOURCE, anonymise, person_names
 
-__all__ = ["Guard", "TrainingQuery", "holders", "mask_citations", "mine_queries", "shingles"]
+__all__ = ["ANON_SOURCE", "MINED_STYLES", "Guard", "TrainingQuery", "holders", "mask_citations", "mine_queries",
+           "shingles"]
 
 SHINGLE_WORDS = 12
 _WORD = re.compile(r"[a-z0-9]+")
 MAX_QUERY_CHARS = 400_000
+MINED_STYLES = ("document", "facts", "facts-anon")  # ``--mined N`` is N queries of each
 
 
 @dataclass(frozen=True)
@@ -84,12 +90,13 @@ def _facts(client: OpenSearch, chunks: str, judgment_id: str, max_words: int) ->
 
 
 def mine_queries(client: OpenSearch, aliases: dict[str, str], graph: CitationGraph, corpus: str, *,
-                 count: int, styles: Sequence[str] = ("document", "facts"), seed: int = 13, min_facts_words: int = 80,
+                 count: int, styles: Sequence[str] = MINED_STYLES, seed: int = 13, min_facts_words: int = 80,
                  max_facts_words: int = 600, min_relevant: int = 1,
                  skip: Collection[str] = ()) -> list[TrainingQuery]:
     """Up to ``count`` queries per style from judgments of ``corpus`` that cite other judgments of it, citing
     judgments sampled with ``seed``; a judgment ``skip`` names (one holding a guarded benchmark query, see
-    :func:`holders`, or a typed benchmark's) is skipped."""
+    :func:`holders`, or a typed benchmark's) is skipped. A ``facts-anon`` query is its judgment's ``facts`` query
+    anonymised, made whenever that one is (asked for or not), so with both styles asked for they come in pairs."""
     citing = sorted(j for j, cited in graph.cites.items() if len(cited) >= min_relevant and j not in skip)
     random.Random(seed).shuffle(citing)
     found: dict[str, list[TrainingQuery]] = {style: [] for style in styles}
@@ -97,24 +104,29 @@ def mine_queries(client: OpenSearch, aliases: dict[str, str], graph: CitationGra
         if all(len(v) >= count for v in found.values()):
             break
         batch = citing[start:start + 50]
-        docs = client.mget(index=aliases["judgments"], body={"ids": batch}, params={"_source_includes": "text"})
+        docs = client.mget(index=aliases["judgments"], body={"ids": batch},
+                           params={"_source_includes": "text,title,parties"})
         for doc in docs["docs"]:
-            text = str((doc.get("_source") or {}).get("text") or "")[:MAX_QUERY_CHARS]
+            source = doc.get("_source") or {}
+            text = str(source.get("text") or "")[:MAX_QUERY_CHARS]
             jid = doc["_id"]
             if not text:
                 continue
             relevant = frozenset(graph.cites[jid])
+            facts: str | None = None
             for style in styles:
                 if len(found[style]) >= count:
                     continue
                 if style == "document":
                     query = mask_citations(text)
-                elif style == "facts":
-                    query = _facts(client, aliases["chunks"], jid, max_facts_words)
-                    if len(query.split()) < min_facts_words:
+                elif style in ("facts", "facts-anon"):
+                    facts = _facts(client, aliases["chunks"], jid, max_facts_words) if facts is None else facts
+                    if len(facts.split()) < min_facts_words:
                         continue
+                    query = facts if style == "facts" else anonymise(
+                        facts, person_names(text, source.get("parties") or (), str(source.get("title") or "")))
                 else:
-                    raise ValueError(f"mined query styles are 'document' and 'facts', not {style!r}")
+                    raise ValueError(f"mined query styles are {', '.join(MINED_STYLES)}, not {style!r}")
                 found[style].append(TrainingQuery(f"{corpus}:{style}:{jid}", query, relevant, corpus,
                                                   f"mined-{style}", (jid,)))
     return [q for style in styles for q in found[style]]
