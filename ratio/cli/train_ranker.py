@@ -35,15 +35,18 @@ from search.evaluate.typed import held_keys, load, packaged
 from search.ranking.features import GROUPS
 from search.training.ranker import Dataset, RankerParams, fit, save_model
 from search.training.ranker_build import CorpusSpec, build_dataset, labelled_queries
+from search.training.ranker_data import MINED_STYLES
 from search.training.selection import (
     CHOICES,
     SHIPPED,
     TYPED_SOURCES,
+    VALIDATE,
     Configuration,
     card_entry,
     labelled,
     markdown,
     select,
+    trains_on,
     write_selection,
 )
 from search.training.typed import KINDS
@@ -109,7 +112,8 @@ def _manifest_of(dataset_path: Path) -> Path:
                    "queries (its citation graph and metadata only); repeatable; default: the --prefix index with "
                    "aila-precedents.")
 @data_option()
-@click.option("--mined", default=250, show_default=True, help="Mined queries per style (document, facts) per corpus.")
+@click.option("--mined", default=250, show_default=True,
+              help="Mined queries per style (document, facts, facts-anon) per corpus.")
 @click.option("--typed", "typed_per_kind", default=150, show_default=True,
               help="Typed queries mined per kind (title, short form, party, own citation, provision, topic words) "
                    "per corpus; 0 leaves them out (an ablation).")
@@ -129,15 +133,22 @@ def _manifest_of(dataset_path: Path) -> Path:
               help="Repeat each labelled tuning query this many times (weighs them against the mined ones; chosen "
                    "by cross-validation, --cv).")
 @click.option("--cv", "cv_folds", type=click.IntRange(min=2),
-              help="Select instead of training: K-fold cross-validation over the labelled tuning queries (the mined "
-                   "ones always in training) of the shipped configuration and of each alternative of every choice "
-                   "(tree size, tuning repeat, mined and typed queries, feature groups); prints the table of "
-                   "held-out MAP and nDCG@10 per source and writes it to --cv-out, writes no model.")
+              help="Select instead of training: K-fold cross-validation over the labelled tuning queries and the "
+                   "mined facts queries (--cv-validate) of the shipped configuration and of each alternative of "
+                   "every choice (tree size, tuning repeat, mined, typed and anonymised queries, feature groups); "
+                   "prints the table of held-out MAP and nDCG@10 per source and writes it to --cv-out, writes no "
+                   "model.")
 @click.option("--cv-choice", "cv_choices", multiple=True, type=click.Choice([c.name for c in CHOICES]),
               help="With --cv: judge only this choice (repeatable; the shipped configuration always runs).")
 @click.option("--cv-out", type=click.Path(file_okay=False, path_type=Path),
               help="With --cv: the folder for selection.md and selection.json (default: training/ranker/selection "
                    "under the data directory).")
+@click.option("--cv-validate", "cv_validate", multiple=True, metavar="SOURCE",
+              help="With --cv: score these mined sources held out too, each query folded by its source judgment "
+                   "(every query drawn from it left out of that fold's training); repeatable; default "
+                   "mined-facts; 'none' scores the labelled queries only.")
+@click.option("--cv-cap", type=click.IntRange(min=1),
+              help="With --cv: at most this many validated source judgments per corpus (seeded; default all).")
 @click.option("--cv-workers", default=2, show_default=True, type=click.IntRange(min=1),
               help="With --cv: processes fitting folds side by side (a fit is single-threaded; same scores).")
 @click.option("--split", type=click.Choice(["tuning", "all"]), default="tuning", show_default=True,
@@ -153,7 +164,8 @@ def _manifest_of(dataset_path: Path) -> Path:
 def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int, typed_per_kind: int,
                  no_tuning: bool, no_mined: bool, mined_from: tuple[str, ...],
                  drop: tuple[str, ...], datasets: tuple[Path, ...], save_dataset: Path | None, tuning_repeat: int,
-                 cv_folds: int | None, cv_choices: tuple[str, ...], cv_out: Path | None, cv_workers: int, split: str,
+                 cv_folds: int | None, cv_choices: tuple[str, ...], cv_out: Path | None, cv_validate: tuple[str, ...],
+                 cv_cap: int | None, cv_workers: int, split: str,
                  seed: int, out: Path | None, name: str) -> None:
     """Train the learned ranker and write its model folder with a card (features, data, seed, metrics)."""
     if split == "all" and not cv_folds:
@@ -180,7 +192,8 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
         with Progress(TextColumn("features"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=Console(stderr=True)) as bar:
             typed = {} if no_mined else dict.fromkeys(KINDS, typed_per_kind)
-            total = sum(len(c.tuning) for c in specs) + (2 * mined + sum(typed.values())) * len(specs)
+            total = sum(len(c.tuning) for c in specs) + (len(MINED_STYLES) * mined + sum(typed.values())) * len(
+                specs)
             task = bar.add_task("features", total=total)
             built = build_dataset(ctx.client(), specs, mined_per_style=0 if no_mined else mined, guarded=texts,
                                   seed=seed, typed=typed, progress=lambda _: bar.advance(task))
@@ -207,6 +220,8 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
     if mined_from:  # a mined query's id starts with its corpus's prefix (PREFIX:style:judgment)
         dataset = dataset.subset(lambda i: labelled(dataset.sources[i])
                                  or dataset.qids[i].split(":", 1)[0] in mined_from)
+    if not cv_folds:  # the anonymised facts queries as SHIPPED chooses (the one rule: selection.trains_on)
+        dataset = dataset.subset(lambda i: trains_on(SHIPPED, dataset.sources[i]))
     if not dataset.qids:
         raise click.ClickException("no training query has a relevant judgment among its candidates")
     if not cv_folds and any(s.endswith("-all") for s in dataset.sources):
@@ -214,7 +229,9 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                                "(--cv K)")
     sources = {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))}
     if cv_folds:  # the grid takes the queries as built: it drops and repeats them itself, per variant
+        validate = () if "none" in cv_validate else cv_validate or VALIDATE
         _select(dataset, cv_folds, () if split == "all" else cv_choices or None, cv_out, cv_workers, seed,
+                validate, cv_cap,
                 {"--no-tuning": no_tuning, "--no-mined": no_mined, "--typed 0": typed_per_kind == 0,
                  "--drop-group": bool(drop), "--tuning-repeat": tuning_repeat != SHIPPED.tuning_repeat})
         return
@@ -236,19 +253,27 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
 
 
 def _select(dataset: Dataset, folds: int, choices: tuple[str, ...] | None, out: Path | None, workers: int, seed: int,
-            ablations: dict[str, bool]) -> None:
-    """``--cv``: the selection table of every choice (search.training.selection), printed and written."""
+            validate: tuple[str, ...], cap: int | None, ablations: dict[str, bool]) -> None:
+    """``--cv``: the selection table of every choice (search.training.selection), printed and written; the
+    ``validate`` sources' mined queries scored beside the labelled ones."""
     given = [flag for flag, on in ablations.items() if on]
     if given:
         raise click.UsageError(f"--cv judges each choice itself (--cv-choice NAME picks some): leave out "
                                f"{', '.join(given)}")
+    if any(labelled(s) for s in validate):
+        raise click.BadParameter("the labelled queries are always scored: name mined sources (mined-facts, ...)",
+                                 param_hint="--cv-validate")
+    absent = sorted(set(validate) - set(dataset.sources))
+    if absent:
+        click.echo(f"no {', '.join(absent)} queries in the training set: not scored", err=True)
     command = "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     variants = 1 + sum(len(c.alternatives) for c in CHOICES if choices is None or c.name in choices)
     with Progress(TextColumn("cross-validation"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True)) as bar:
         task = bar.add_task("variants", total=variants)
         selection = select(dataset, RankerParams(seed=seed), folds=folds, seed=seed, choices=choices,
-                           workers=workers, command=command, progress=lambda _: bar.advance(task))
+                           workers=workers, command=command, validate=validate, cap=cap,
+                           progress=lambda _: bar.advance(task))
     table, data = write_selection(selection, out or settings.home_dir() / "training" / "ranker" / "selection")
     click.echo(markdown(selection))
     click.echo(f"written: {table}, {data}", err=True)

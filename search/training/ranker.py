@@ -14,7 +14,7 @@ import hashlib
 import json
 import random
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from itertools import pairwise, repeat
@@ -26,9 +26,10 @@ import numpy as np
 from search.ranking.features import FEATURE_GROUPS, FEATURES, RankingError
 from search.ranking.model import CARD_FILE, MODEL_FILE
 from search.ranking.rank import Ranker
+from search.training.folds import assign, corpus_of
 from search.training.ranker_data import TrainingQuery
 
-__all__ = ["Dataset", "RankerParams", "collect", "cross_validate", "fit", "save_model"]
+__all__ = ["Dataset", "RankerParams", "collect", "cross_validate", "fit", "fold_sets", "save_model"]
 
 
 @dataclass(frozen=True)
@@ -275,37 +276,65 @@ def save_model(folder: Path, booster: Any, features: Sequence[str], *, name: str
 
 def cross_validate(dataset: Dataset, params: RankerParams | None = None, *, folds: int = 5,
                    labelled: Callable[[str], bool] = lambda source: not source.startswith("mined"),
+                   validate: Collection[str] = (), scored: Dataset | None = None, cap: int | None = None,
                    drop_groups: Sequence[str] = (), seed: int = 13,
                    executor: Executor | None = None) -> dict[str, dict[str, float]]:
-    """K-fold cross-validation over the labelled queries (``labelled`` says which sources are; the mined queries
-    are always in training): each fold's labelled queries are held out, the rest trained on, and the held-out
-    queries scored (MAP and nDCG@10 over their candidates). Returns the means per source over every held-out query,
-    and ``all``. The copies of a repeated query (``qid#n``) stay in one fold. The folds depend on the labelled
-    queries and ``seed`` only, so every variant of one dataset is judged on the same folds. ``executor`` (a process
-    pool) fits the folds side by side: a fit is deterministic and single-threaded, so the scores are the same as
-    in one process."""
+    """K-fold cross-validation: each fold's labelled queries (``labelled`` says which sources are) and the mined
+    queries of the ``validate`` sources whose source judgment falls in the fold are held out and scored (MAP and
+    nDCG@10 over their candidates); the rest of ``dataset`` is trained on, less every query drawn from a held-out
+    judgment (:mod:`search.training.folds`). The folds and the held-out queries come from ``scored`` (default:
+    ``dataset``), the dataset as built: a variant that trains on fewer sources is judged on the same folds and the
+    same queries, those it does not train on included. ``cap`` keeps at most that many validated judgments per
+    corpus. Returns the means per source over every held-out query, ``all`` over the labelled ones, and, where
+    any mined query was scored, ``validation`` over those and ``SOURCE@CORPUS`` per corpus when there are
+    several. The copies of a repeated query (``qid#n``) stay in one fold and are never scored. ``executor`` (a
+    process pool) fits the folds side by side: a fit is deterministic and single-threaded, so the scores are the
+    same as in one process."""
     params = params or RankerParams()
-    base = [q.split("#", 1)[0] for q in dataset.qids]
-    order = sorted({b for b, source in zip(base, dataset.sources, strict=True) if labelled(source)})
-    random.Random(seed).shuffle(order)
-    fold_of = {qid: i % folds for i, qid in enumerate(order)}
-    trains, helds = [], []
-    for fold in range(folds):
-        held = dataset.subset(lambda i, fold=fold: fold_of.get(base[i]) == fold and "#" not in dataset.qids[i])
-        if held.qids:
-            trains.append(dataset.subset(lambda i, fold=fold: fold_of.get(base[i]) != fold))
-            helds.append(held)
+    trains, helds = fold_sets(dataset, folds=folds, labelled=labelled, validate=validate, scored=scored, cap=cap,
+                              seed=seed)
     run = executor.map if executor else map
+    rows: list[tuple[str, str, dict[str, float]]] = []
+    for held, scores in zip(helds, run(_held_out, trains, helds, repeat(params), repeat(tuple(drop_groups))),
+                            strict=True):
+        rows += [(qid, source, row) for qid, source, row in zip(held.qids, held.sources, scores, strict=True)]
     per_source: dict[str, list[dict[str, float]]] = {}
-    for held, rows in zip(helds, run(_held_out, trains, helds, repeat(params), repeat(tuple(drop_groups))),
-                          strict=True):
-        for source, row in zip(held.sources, rows, strict=True):
-            per_source.setdefault(source, []).append(row)
-    out = {source: _means(rows) for source, rows in sorted(per_source.items())}
-    every = [r for rows in per_source.values() for r in rows]
+    for _, source, row in rows:
+        per_source.setdefault(source, []).append(row)
+    out = {source: _means(part) for source, part in sorted(per_source.items())}
+    every = [row for _, source, row in rows if labelled(source)]
     if every:
         out["all"] = _means(every)
+    mined = [(qid, source, row) for qid, source, row in rows if not labelled(source)]
+    if mined:
+        out["validation"] = _means([row for _, _, row in mined])
+        corpora = sorted({corpus_of(qid) for qid, _, _ in mined})
+        if len(corpora) > 1:
+            for source in sorted({s for _, s, _ in mined}):
+                for corpus in corpora:
+                    part = [row for qid, s, row in mined if s == source and corpus_of(qid) == corpus]
+                    if part:
+                        out[f"{source}@{corpus}"] = _means(part)
     return out
+
+
+def fold_sets(dataset: Dataset, *, folds: int, labelled: Callable[[str], bool], validate: Collection[str] = (),
+              scored: Dataset | None = None, cap: int | None = None,
+              seed: int = 13) -> tuple[list[Dataset], list[Dataset]]:
+    """Each fold's training set (from ``dataset``) and held-out set (from ``scored``, default ``dataset``), folds
+    without a held-out query left out; see :func:`cross_validate`."""
+    scored = scored if scored is not None else dataset
+    plan = assign(scored.qids, scored.sources, folds=folds, seed=seed, labelled=labelled, validate=validate,
+                  cap=cap)
+    left_out = [plan.left_out(q) for q in dataset.qids]
+    held_in = [plan.scored(q, s) for q, s in zip(scored.qids, scored.sources, strict=True)]
+    trains, helds = [], []
+    for fold in range(folds):
+        held = scored.subset(lambda i, fold=fold: held_in[i] == fold)
+        if held.qids:
+            trains.append(dataset.subset(lambda i, fold=fold: left_out[i] != fold))
+            helds.append(held)
+    return trains, helds
 
 
 def _held_out(train: Dataset, held: Dataset, params: RankerParams,

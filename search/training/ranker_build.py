@@ -37,6 +37,7 @@ __all__ = ["Built", "CorpusSpec", "build_dataset", "labelled_queries"]
 LABEL_SOURCES = {  # where each source's relevant judgments come from (the manifest says it per query)
     "mined-document": "citation graph: the judgments the query's judgment cites",
     "mined-facts": "citation graph: the judgments the query's judgment cites",
+    "mined-facts-anon": "citation graph: the judgments the query's judgment cites",
     "mined-title": "metadata: judgments naming the same parties",
     "mined-short": "metadata: judgments naming the same parties",
     "mined-party": "metadata: judgments naming the same parties",
@@ -115,13 +116,16 @@ def _vectors(encoder: Encoder) -> Callable[[str], Sequence[float]]:
 def typed_training(client: OpenSearch, corpus: CorpusSpec, cites: Mapping[str, Sequence[str]], *,
                    counts: Mapping[str, int], seed: int, refused: Collection[str]) -> list[TrainingQuery]:
     """Typed queries mined from ``corpus``'s metadata, none drawn from a held judgment or provision nor from a
-    ``refused`` judgment (one holding a guarded benchmark query)."""
+    ``refused`` judgment (one holding a guarded benchmark query); ids ``{prefix}:typed:{kind}-{n}:{key}``."""
     def allowed(batch: Sequence[str]) -> list[str]:
         return [j for j in batch if j not in refused]
 
     found = typed_queries(read_records(client, corpus.aliases["judgments"]), cites, counts=counts, seed=seed,
                           skip=corpus.held, allowed=allowed, prefix=f"{corpus.prefix}:typed:")
-    return [TrainingQuery(q.qid, q.text, q.relevant, corpus.prefix, f"mined-{q.kind}", q.exclude) for q in found]
+    # the id ends with the judgment (or provision) drawn from: cross-validation folds a query by its source
+    # judgment (search.training.folds), so one drawn from a held-out judgment leaves training with it
+    return [TrainingQuery(f"{q.qid}:{q.source}", q.text, q.relevant, corpus.prefix, f"mined-{q.kind}", q.exclude)
+            for q in found]
 
 
 def _without(queries: Iterable[TrainingQuery], refused: Mapping[str, str], built: Built) -> list[TrainingQuery]:
@@ -143,9 +147,10 @@ def build_dataset(client: OpenSearch, corpora: Sequence[CorpusSpec], *, mined_pe
                   guarded: Mapping[str, str] | Sequence[str], seed: int = 13, typed: Mapping[str, int] | None = None,
                   progress: Callable[[TrainingQuery], None] | None = None) -> Built:
     """Features and labels of every corpus's tuning queries, ``mined_per_style`` mined queries per long style
-    (document, facts) and ``typed[kind]`` typed queries per kind, computed by the serving code path, with every
-    judgment holding a ``guarded`` text kept out of queries, labels and candidates. Deterministic: the same
-    corpora, guard and seed give the same queries in the same order, so the same features."""
+    (:data:`~search.training.ranker_data.MINED_STYLES`: document, facts, facts-anon) and ``typed[kind]`` typed
+    queries per kind, computed by the serving code path, with every judgment holding a ``guarded`` text kept out of
+    queries, labels and candidates. Deterministic: the same corpora, guard and seed give the same queries in the
+    same order, so the same features."""
     guard = Guard(guarded)
     built = Built(Dataset(), guarded=len(guard))
     for corpus in corpora:

@@ -1,19 +1,25 @@
 """Selecting the learned ranker's training choices: K-fold cross-validation of every alternative, as one table.
 
-The shipped model makes five choices that saved features can judge again: the tree size, how often each
-labelled tuning query is repeated, the mined queries, the typed mined queries, and the feature groups.
-:data:`SHIPPED` holds the values chosen (the one home: ``RankerParams.leaves`` agrees with it, the CLI's
-``--tuning-repeat`` reads it, the model card points at the table); :data:`CHOICES` declares each choice's
-alternatives. :func:`select` cross-validates the shipped configuration once and every alternative (the shipped
-configuration with that one choice changed) on the same folds of the labelled tuning queries, the mined queries
-always in training (:func:`search.training.ranker.cross_validate`); :func:`write_selection` writes
+The shipped model makes six choices that saved features can judge again: the tree size, how often each
+labelled tuning query is repeated, the mined queries, the typed mined queries, the feature groups (each group of
+:data:`search.ranking.groups.DECLARED`, so a new group is judged without a change here) and the anonymised facts
+queries (without, added, instead of the plain ones). :data:`SHIPPED` holds the values chosen (the one home:
+``RankerParams.leaves`` agrees with it, the CLI's ``--tuning-repeat`` reads it, the plain training applies its
+``anonymised`` through :func:`trains_on`, the model card points at the table); :data:`CHOICES` declares each
+choice's alternatives. :func:`select` cross-validates the shipped configuration once and every alternative (the
+shipped configuration with that one choice changed) on the same folds of the labelled tuning queries and of the
+mined ``facts`` queries (AILA has 11 labelled fact patterns with a relevant candidate: too few to choose on; a
+mined facts query is built as AILA's were), held out by source judgment (:mod:`search.training.folds`,
+:func:`search.training.ranker.cross_validate`); :func:`write_selection` writes
 ``selection.md`` and ``selection.json``, the table that justifies each choice. The candidate depth is not among
 the choices: saved features hold one depth's candidates.
 
-Speed: the full grid is 15 variants, 75 fits at 5 folds. One fit on features of the shipped dataset's size
+Speed: the full grid is 9 variants plus one per feature group (18 with nine groups), 90 fits at 5 folds;
+the grid was timed at 15 variants, 75 fits: one fit on features of the shipped dataset's size
 (2,423 query groups with the copies, 1.39 million candidate rows, 42 features; synthetic values) took about 12 s
 plus 0.11 s a tree on this 2-core machine, so about 45 s at the shipped 276 trees and 40 of patience:
-about 55 minutes for the grid in one process. A fit is single-threaded and deterministic (``num_threads`` 1),
+about 55 minutes for those in one process (the mined validation queries are only predicted:
+a fold trains on a few fewer queries). A fit is single-threaded and deterministic (``num_threads`` 1),
 so the fits are spread over ``workers`` processes (2 by default: about half that); spawned, so no OpenMP state
 is inherited from a parent that already trained. The scores are the same as in one process (a test checks it).
 The variants are submitted side by side (threads that only wait), so the pool stays busy across variants rather
@@ -32,14 +38,19 @@ from pathlib import Path
 from typing import Any
 
 from search.ranking.features import GROUPS
+from search.training.anonymise import ANON_SOURCE
+from search.training.folds import Folds, assign
 from search.training.ranker import Dataset, RankerParams, cross_validate
 from search.training.typed import KINDS
 
-__all__ = ["CHOICES", "SHIPPED", "TABLE", "TYPED_SOURCES", "Choice", "Configuration", "Selection", "Variant",
-           "card_entry", "derive", "labelled", "select", "write_selection"]
+__all__ = ["CHOICES", "FACTS", "SHIPPED", "TABLE", "TYPED_SOURCES", "VALIDATE", "Choice",
+           "Configuration", "Selection", "Variant", "card_entry", "derive", "labelled", "select", "trains_on",
+           "write_selection"]
 
 TABLE = "docs/eval/ranker-selection/selection.md"  # where the shipped choices' table lives in the repository
 TYPED_SOURCES = frozenset(f"mined-{kind}" for kind in KINDS)
+FACTS = "mined-facts"  # a corpus judgment's facts, citations stripped: AILA's construction exactly
+VALIDATE = (FACTS,)  # the mined sources scored held out by default (by source judgment, search.training.folds)
 
 
 def labelled(source: str) -> bool:
@@ -56,11 +67,12 @@ class Configuration:
     mined: bool = True
     typed: bool = True
     drop_groups: tuple[str, ...] = ()
+    anonymised: str = "without"  # the anonymised facts queries: "without", "added" (beside the plain), "instead"
 
     def values(self) -> dict[str, Any]:
         """The values as the card records them (the groups kept, not the ones dropped)."""
         return {"leaves": self.leaves, "tuning_repeat": self.tuning_repeat, "mined": self.mined, "typed": self.typed,
-                "groups": [g for g in GROUPS if g not in self.drop_groups]}
+                "groups": [g for g in GROUPS if g not in self.drop_groups], "anonymised": self.anonymised}
 
 
 SHIPPED = Configuration()  # the choices the shipped model makes; the table in TABLE justifies each
@@ -96,7 +108,19 @@ CHOICES = (
     Choice("typed", "typed", "the typed mined queries in training (without: --typed 0)", (False,)),
     Choice("groups", "drop_groups", "feature groups (each dropped in turn: --drop-group)",
            tuple((g,) for g in GROUPS)),
+    Choice("anonymised", "anonymised", f"the anonymised facts queries ({ANON_SOURCE}) in training: added beside the "
+           f"plain ones, or instead of them ({FACTS} then scored only)", ("added", "instead")),
 )
+
+
+def trains_on(configuration: Configuration, source: str) -> bool:
+    """Whether ``configuration`` trains on the queries of ``source`` (the one rule: the selection's variants and
+    the plain training alike)."""
+    if not (configuration.mined or labelled(source)) or (not configuration.typed and source in TYPED_SOURCES):
+        return False
+    if source == ANON_SOURCE:
+        return configuration.anonymised != "without"
+    return source != FACTS or configuration.anonymised != "instead"
 
 
 def derive(dataset: Dataset, params: RankerParams, configuration: Configuration) -> tuple[Dataset, RankerParams]:
@@ -105,11 +129,7 @@ def derive(dataset: Dataset, params: RankerParams, configuration: Configuration)
     if any("#" in q for q in dataset.qids):
         raise ValueError("the dataset's tuning queries are repeated already: the selection repeats them itself")
 
-    def keep(i: int) -> bool:
-        source = dataset.sources[i]
-        return (configuration.mined or labelled(source)) and (configuration.typed or source not in TYPED_SOURCES)
-
-    out = dataset.subset(keep)
+    out = dataset.subset(lambda i: trains_on(configuration, dataset.sources[i]))
     if configuration.tuning_repeat > 1:
         out = out.upweighted(lambda i: labelled(out.sources[i]), configuration.tuning_repeat)
     return out, replace(params, leaves=configuration.leaves)
@@ -118,7 +138,8 @@ def derive(dataset: Dataset, params: RankerParams, configuration: Configuration)
 @dataclass(frozen=True)
 class Variant:
     """One configuration's cross-validation: its training queries per source (copies counted) and the held-out
-    MAP and nDCG@10 per labelled source and over ``all`` (:func:`search.training.ranker.cross_validate`)."""
+    MAP and nDCG@10 per scored source, over ``all`` labelled queries and over the mined ``validation`` queries
+    (:func:`search.training.ranker.cross_validate`)."""
 
     configuration: Configuration
     training: dict[str, int]
@@ -140,6 +161,8 @@ class Selection:
     # labelled queries without a relevant judgment among their candidates: not in the dataset, so not scored; a
     # benchmark scores them 0, so the table gives each source's MAP with them counted as 0 too
     unscored: dict[str, int] = field(default_factory=dict)
+    validate: tuple[str, ...] = ()  # the mined sources scored held out beside the labelled queries
+    judgments: int = 0  # the source judgments their held-out queries came from (each held out once)
 
     def rows(self) -> list[tuple[Choice, Any, Variant]]:
         """Each choice's shipped row (one shared cross-validation) and its alternatives, as the table lists them."""
@@ -147,17 +170,26 @@ class Selection:
                 for value, variant in ((c.shipped, self.shipped), *zip(c.alternatives, variants, strict=True))]
 
     def sources(self) -> list[str]:
-        return sorted(s for s in self.shipped.held_out if s != "all")
+        """The held-out rows beside ``all`` and ``validation``: each source, and each validated source per corpus."""
+        return sorted(s for s in self.shipped.held_out if s not in ("all", "validation"))
+
+    def delta(self, variant: Variant, row: str = "all") -> float:
+        """``variant``'s held-out MAP over ``row`` less the shipped configuration's."""
+        return round(variant.held_out.get(row, {}).get("MAP", 0.0)
+                     - self.shipped.held_out.get(row, {}).get("MAP", 0.0), 4)
 
     def to_json(self) -> dict[str, Any]:
-        shipped_map = self.shipped.held_out.get("all", {}).get("MAP", 0.0)
+        validated = "validation" in self.shipped.held_out
         return {"folds": self.folds, "seed": self.seed, "command": self.command, "params": asdict(self.params),
-                "queries": self.queries, "unscored": self.unscored, "shipped": _variant_json(self.shipped),
+                "queries": self.queries, "unscored": self.unscored, "validate": list(self.validate),
+                "validation_judgments": self.judgments, "shipped": _variant_json(self.shipped),
                 "notes": list(self.notes),
                 "choices": [{"name": c.name, "question": c.question, "shipped": c.label(c.shipped),
                              "rows": [{"value": c.label(value), "chosen": variant is self.shipped,
-                                       "delta_map": round(variant.held_out.get("all", {}).get("MAP", 0.0)
-                                                          - shipped_map, 4), **_variant_json(variant)}
+                                       "delta_map": self.delta(variant),
+                                       **({"delta_map_validation": self.delta(variant, "validation")}
+                                          if validated else {}),
+                                       **_variant_json(variant)}
                                       for value, variant in ((c.shipped, self.shipped),
                                                              *zip(c.alternatives, variants, strict=True))]}
                             for c, variants in self.choices]}
@@ -174,8 +206,6 @@ SHIPPED_ONLY = Choice("shipped", "leaves", "the shipped configuration alone (no 
 NOTES = (
     "Each alternative is the shipped configuration with that one choice changed; the shipped configuration is "
     "cross-validated once and its row repeats under each choice.",
-    "Every variant is judged on the same folds of the same labelled tuning queries; a fold's queries (and their "
-    "copies) are never in its training, the mined queries are in training in every fold and never scored.",
     "MAP and nDCG@10 rank each query's saved candidates and count all of its relevant judgments (one outside the "
     "candidates is missed, as in the benchmarks' scoring), the mean over the held-out queries; within a fold, a "
     "seeded fifth of the training queries is held back for early stopping, as in the shipped training.",
@@ -184,11 +214,37 @@ NOTES = (
 )
 
 
+def _notes(plan: Folds, cap: int | None) -> tuple[str, ...]:
+    """The notes of a run: what was held out, and how (the folds' rule depends on the validated sources)."""
+    if not plan.judgments:
+        folds = ("Every variant is judged on the same folds of the same labelled tuning queries; a fold's queries "
+                 "(and their copies) are never in its training, the mined queries are in training in every fold "
+                 "and never scored.")
+    else:
+        capped = f" (at most {cap} judgments per corpus, seeded)" if cap is not None else ""
+        folds = (f"Every variant is judged on the same folds of the same labelled tuning queries and of the "
+                 f"{', '.join(sorted(plan.validate))} queries of {len(plan.judgments):,} source judgments{capped}, "
+                 "whatever it trains on (a variant without a source is still scored on it); a fold's labelled "
+                 "queries (and their copies) are never in its training, and in the fold that scores judgment J's "
+                 "query no query drawn from J (document, facts, anonymised facts, typed) is in training; the other "
+                 "mined queries are in training in every fold. 'all' is over the labelled queries, 'validation' (named "
+                 "by its source when there is one) over the mined ones.")
+    notes = [NOTES[0], folds, *NOTES[1:]]
+    if plan.judgments and plan.unattributed:
+        notes.append(f"{plan.unattributed:,} typed queries of this dataset do not name the judgment they were drawn "
+                     "from (built before typed query ids named it): they stay in training in every fold, so one "
+                     "drawn from a held-out judgment may be trained on; build the dataset again to fold them too.")
+    return tuple(notes)
+
+
 def select(dataset: Dataset, params: RankerParams | None = None, *, folds: int = 5, seed: int = 13,
            choices: Sequence[str] | None = None, workers: int = 1, command: str = "",
+           validate: Sequence[str] = VALIDATE, cap: int | None = None,
            progress: Callable[[Variant], None] | None = None) -> Selection:
     """Cross-validate the shipped configuration and each alternative of ``choices`` (names; None: all) on
-    ``dataset`` as built (tuning queries not repeated), ``workers`` processes fitting folds side by side."""
+    ``dataset`` as built (tuning queries not repeated), ``workers`` processes fitting folds side by side. Every
+    variant is scored on the labelled queries and on the ``validate`` sources' mined queries of ``dataset`` (at
+    most ``cap`` source judgments per corpus), on the same folds, whatever the variant trains on."""
     params = params or RankerParams(seed=seed)
     known = {c.name: c for c in CHOICES}
     unknown = sorted(set(choices or ()) - set(known))
@@ -196,11 +252,13 @@ def select(dataset: Dataset, params: RankerParams | None = None, *, folds: int =
         raise ValueError(f"no choice {', '.join(unknown)}: choose from {', '.join(known)}")
     picked = [c for c in CHOICES if choices is None or c.name in choices]
     configurations = [SHIPPED, *(replace(SHIPPED, **{c.field: v}) for c in picked for v in c.alternatives)]
+    validate = tuple(sorted(set(validate)))
 
     def run(configuration: Configuration, executor: Executor | None) -> Variant:
         train, variant_params = derive(dataset, params, configuration)
-        scores = cross_validate(train, variant_params, folds=folds, labelled=labelled,
-                                drop_groups=configuration.drop_groups, seed=seed, executor=executor)
+        scores = cross_validate(train, variant_params, folds=folds, labelled=labelled, validate=validate,
+                                scored=dataset, cap=cap, drop_groups=configuration.drop_groups, seed=seed,
+                                executor=executor)
         training = {s: train.sources.count(s) for s in sorted(set(train.sources))}
         variant = Variant(configuration, training, scores)
         if progress:
@@ -220,48 +278,62 @@ def select(dataset: Dataset, params: RankerParams | None = None, *, folds: int =
         variants = [run(c, None) for c in configurations]
     shipped, rest = variants[0], iter(variants[1:])
     grouped = tuple((c, tuple(next(rest) for _ in c.alternatives)) for c in picked)
+    plan = assign(dataset.qids, dataset.sources, folds=folds, seed=seed, labelled=labelled, validate=validate,
+                  cap=cap)
     return Selection(folds, seed, params, {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))},
-                     shipped, grouped, command, NOTES,
-                     {s: n for s, n in sorted(dataset.skipped.items()) if labelled(s) and n})
+                     shipped, grouped, command, _notes(plan, cap),
+                     {s: n for s, n in sorted(dataset.skipped.items()) if labelled(s) and n},
+                     validate, len(plan.judgments))
 
 
 def markdown(selection: Selection) -> str:
-    """The table as Markdown: one row per value of each choice, the chosen one in bold."""
-    sources = selection.sources()
+    """The table as Markdown: one row per value of each choice, the chosen one in bold; the mined validation
+    queries' columns beside the labelled ones' (named by their source when there is one)."""
+    held = selection.shipped.held_out
+    validated = sorted(s for s in selection.validate if s in held)
+    single = validated[0] if len(validated) == 1 else None
+    sources = [s for s in selection.sources() if s != single]
     labelled_queries = {s: n for s, n in selection.queries.items() if labelled(s)}
     mined = {s: n for s, n in selection.queries.items() if not labelled(s)}
     kinds = "every judged query" if any(s.endswith("-all") for s in labelled_queries) else "the tuning queries"
     lines = [f"# Ranker selection: {selection.folds}-fold cross-validation over {kinds}", ""]
     if selection.command:
         lines += ["```", selection.command, "```", ""]
+    scored = (f"; {sum(mined.values())} mined queries ({_counts(mined)}), those of {', '.join(validated)} from "
+              f"{selection.judgments:,} source judgments scored held out too, by source judgment" if validated else
+              f"; {sum(mined.values())} mined queries ({_counts(mined)}) in training in every fold")
     lines += [f"{selection.folds} folds (seed {selection.seed}) over {sum(labelled_queries.values())} labelled "
-              f"tuning queries ({_counts(labelled_queries)}); {sum(mined.values())} mined queries "
-              f"({_counts(mined)}) in training in every fold. "
+              f"tuning queries ({_counts(labelled_queries)}){scored}. "
               f"Parameters otherwise: {_params(selection.params)}. Held-out MAP and nDCG@10; Δ MAP is against "
-              "the chosen value's MAP over all held-out queries.", ""]
+              "the chosen value's MAP over all held-out labelled queries"
+              + (f" (Δ MAP {single or 'validation'}: over the held-out mined queries)." if validated else "."), ""]
+    name = single or "validation"
     header = ["choice", "value", "training queries", "Δ MAP", "MAP all", "nDCG@10 all"]
+    header += [f"Δ MAP {name}", f"MAP {name}", f"nDCG@10 {name}"] if validated else []
     header += [f"{m} {s}" for s in sources for m in ("MAP", "nDCG@10")]
     lines += ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(header) - 2)]
-    shipped_map = selection.shipped.held_out.get("all", {}).get("MAP", 0.0)
     rows = selection.rows() or [(SHIPPED_ONLY, "shipped", selection.shipped)]
     for choice, value, variant in rows:
         chosen = variant is selection.shipped
         label = f"**{choice.label(value)}** (chosen)" if chosen else choice.label(value)
-        all_ = variant.held_out.get("all", {})
+        all_, validation = variant.held_out.get("all", {}), variant.held_out.get("validation", {})
         cells = [choice.name, label, str(sum(variant.training.values())),
-                 "" if chosen else f"{all_.get('MAP', 0.0) - shipped_map:+.4f}",
+                 "" if chosen else f"{selection.delta(variant):+.4f}",
                  _number(all_.get("MAP")), _number(all_.get("nDCG@10"))]
+        if validated:
+            cells += ["" if chosen else f"{selection.delta(variant, 'validation'):+.4f}",
+                      _number(validation.get("MAP")), _number(validation.get("nDCG@10"))]
         cells += [_number(variant.held_out.get(s, {}).get(m)) for s in sources for m in ("MAP", "nDCG@10")]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Held-out queries per source: " + _counts(
-        {s: int(selection.shipped.held_out[s]["queries"]) for s in sources}) + ".", ""]
+        {s: int(held[s]["queries"]) for s in selection.sources()}) + ".", ""]
     for source, count in selection.unscored.items():
-        held = selection.shipped.held_out.get(source, {})
-        if held:
-            scored = int(held["queries"])
+        part = held.get(source, {})
+        if part:
+            scored_count = int(part["queries"])
             lines += [f"{source}: {count} more labelled queries have no relevant judgment among their candidates "
                       f"and are not in the table; counted as 0, the chosen configuration's MAP over all "
-                      f"{scored + count} is {held['MAP'] * scored / (scored + count):.4f}.", ""]
+                      f"{scored_count + count} is {part['MAP'] * scored_count / (scored_count + count):.4f}.", ""]
     lines += [f"- {note}" for note in selection.notes]
     return "\n".join(lines) + "\n"
 
