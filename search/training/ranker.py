@@ -29,7 +29,8 @@ from search.ranking.rank import Ranker
 from search.training.folds import assign, corpus_of
 from search.training.ranker_data import TrainingQuery
 
-__all__ = ["Dataset", "RankerParams", "collect", "cross_validate", "fit", "fold_sets", "save_model"]
+__all__ = ["Dataset", "RankerParams", "collect", "cross_validate", "fit", "fold_sets", "held_out", "save_model",
+           "summarise"]
 
 
 @dataclass(frozen=True)
@@ -295,10 +296,18 @@ def cross_validate(dataset: Dataset, params: RankerParams | None = None, *, fold
                               seed=seed)
     run = executor.map if executor else map
     rows: list[tuple[str, str, dict[str, float]]] = []
-    for held, scores in zip(helds, run(_held_out, trains, helds, repeat(params), repeat(tuple(drop_groups))),
+    for held, scores in zip(helds, run(held_out, trains, helds, repeat(params), repeat(tuple(drop_groups))),
                             strict=True):
         rows += [(qid, source, row) for qid, source, row in zip(held.qids, held.sources, scores, strict=True)]
-    per_source: dict[str, list[dict[str, float]]] = {}
+    return summarise(rows, labelled)
+
+
+def summarise(rows: Sequence[tuple[str, str, Mapping[str, float]]],
+              labelled: Callable[[str], bool]) -> dict[str, dict[str, float]]:
+    """Held-out ``(qid, source, scores)`` rows as :func:`cross_validate` reports them: the means per source, ``all``
+    over the labelled queries, ``validation`` over the mined ones and ``SOURCE@CORPUS`` when several corpora gave
+    mined queries."""
+    per_source: dict[str, list[Mapping[str, float]]] = {}
     for _, source, row in rows:
         per_source.setdefault(source, []).append(row)
     out = {source: _means(part) for source, part in sorted(per_source.items())}
@@ -337,7 +346,7 @@ def fold_sets(dataset: Dataset, *, folds: int, labelled: Callable[[str], bool], 
     return trains, helds
 
 
-def _held_out(train: Dataset, held: Dataset, params: RankerParams,
+def held_out(train: Dataset, held: Dataset, params: RankerParams,
               drop_groups: Sequence[str]) -> list[dict[str, float]]:
     """One fold: fit on ``train``, then MAP and nDCG@10 of each ``held`` query (module level: a worker runs it)."""
     booster, features, _ = fit(train, params, drop_groups=drop_groups)
