@@ -33,6 +33,8 @@ from search.evaluate import judged, read_qrels, read_queries
 from search.evaluate.splits import split_queries
 from search.evaluate.typed import held_keys, load, packaged
 from search.ranking.features import GROUPS
+from search.training.nested import markdown as nested_markdown
+from search.training.nested import nested
 from search.training.ranker import Dataset, RankerParams, fit, save_model
 from search.training.ranker_build import CorpusSpec, build_dataset, labelled_queries
 from search.training.ranker_data import MINED_STYLES
@@ -45,6 +47,7 @@ from search.training.selection import (
     card_entry,
     labelled,
     markdown,
+    resolved,
     select,
     trains_on,
     write_selection,
@@ -149,6 +152,11 @@ def _manifest_of(dataset_path: Path) -> Path:
                    "mined-facts; 'none' scores the labelled queries only.")
 @click.option("--cv-cap", type=click.IntRange(min=1),
               help="With --cv: at most this many validated source judgments per corpus (seeded; default all).")
+@click.option("--cv-nested", "cv_nested", type=click.IntRange(min=2), metavar="INNER",
+              help="With --cv K: nested cross-validation instead of the table: each of the K folds' training "
+                   "queries chooses among the --cv-choice choices (default: every choice) by an INNER-fold "
+                   "selection of its own, and that choice scores the fold, beside the shipped configuration on the "
+                   "same folds (search.training.nested); writes nested.md and nested.json to --cv-out.")
 @click.option("--cv-workers", default=2, show_default=True, type=click.IntRange(min=1),
               help="With --cv: processes fitting folds side by side (a fit is single-threaded; same scores).")
 @click.option("--split", type=click.Choice(["tuning", "all"]), default="tuning", show_default=True,
@@ -165,12 +173,14 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                  no_tuning: bool, no_mined: bool, mined_from: tuple[str, ...],
                  drop: tuple[str, ...], datasets: tuple[Path, ...], save_dataset: Path | None, tuning_repeat: int,
                  cv_folds: int | None, cv_choices: tuple[str, ...], cv_out: Path | None, cv_validate: tuple[str, ...],
-                 cv_cap: int | None, cv_workers: int, split: str,
+                 cv_cap: int | None, cv_nested: int | None, cv_workers: int, split: str,
                  seed: int, out: Path | None, name: str) -> None:
     """Train the learned ranker and write its model folder with a card (features, data, seed, metrics)."""
     if split == "all" and not cv_folds:
         raise click.UsageError("--split all labels reported queries: it only cross-validates (--cv K); a model is "
                                "never trained on them")
+    if cv_nested and not cv_folds:
+        raise click.UsageError("--cv-nested INNER needs --cv K (the outer folds)")
     provenance: dict[str, Any] = {}
     if datasets:
         dataset = Dataset()
@@ -230,6 +240,9 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
     sources = {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))}
     if cv_folds:  # the grid takes the queries as built: it drops and repeats them itself, per variant
         validate = () if "none" in cv_validate else cv_validate or VALIDATE
+        if cv_nested:
+            _nested(dataset, cv_folds, cv_nested, cv_choices or None, cv_out, cv_workers, seed, validate, cv_cap)
+            return
         _select(dataset, cv_folds, () if split == "all" else cv_choices or None, cv_out, cv_workers, seed,
                 validate, cv_cap,
                 {"--no-tuning": no_tuning, "--no-mined": no_mined, "--typed 0": typed_per_kind == 0,
@@ -245,11 +258,28 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                      "skipped_without_relevant_candidate": dict(dataset.skipped),
                      "failed": len(dataset.failed), "dropped_groups": list(drop), "tuning_repeat": tuning_repeat,
                      "selection": card_entry(Configuration(params.leaves, 0 if no_tuning else tuning_repeat,
-                                                           not no_mined, typed_per_kind != 0, tuple(drop))),
+                                                           not no_mined, typed_per_kind != 0, tuple(drop),
+                                                           mined_from=mined_from[0] if len(mined_from) == 1
+                                                           else "all")),
                      "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])})
     click.echo(f"{folder}: {metrics['trees']} trees on {sum(sources.values())} queries {sources}; validation "
                f"MAP {metrics.get('valid', {}).get('MAP', 'n/a')} (reduced-query BM25 "
                f"{metrics.get('valid_bm25_long', {}).get('MAP', 'n/a')})")
+
+
+def _nested(dataset: Dataset, folds: int, inner: int, choices: tuple[str, ...] | None, out: Path | None,
+            workers: int, seed: int, validate: tuple[str, ...], cap: int | None) -> None:
+    """``--cv K --cv-nested INNER``: each outer fold chooses by its own selection (search.training.nested)."""
+    command = "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    run = nested(dataset, RankerParams(seed=seed), folds=folds, inner=inner, seed=seed, choices=choices,
+                 validate=validate, cap=cap, workers=workers, command=command,
+                 progress=lambda i, c: click.echo(f"fold {i + 1}: {c.values()}", err=True))
+    folder = out or settings.home_dir() / "training" / "ranker" / "nested"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "nested.md").write_text(nested_markdown(run), encoding="utf-8")
+    (folder / "nested.json").write_text(json.dumps(run.to_json(), indent=1) + "\n", encoding="utf-8")
+    click.echo(nested_markdown(run))
+    click.echo(f"written: {folder / 'nested.md'}, {folder / 'nested.json'}", err=True)
 
 
 def _select(dataset: Dataset, folds: int, choices: tuple[str, ...] | None, out: Path | None, workers: int, seed: int,
@@ -267,7 +297,7 @@ def _select(dataset: Dataset, folds: int, choices: tuple[str, ...] | None, out: 
     if absent:
         click.echo(f"no {', '.join(absent)} queries in the training set: not scored", err=True)
     command = "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    variants = 1 + sum(len(c.alternatives) for c in CHOICES if choices is None or c.name in choices)
+    variants = 1 + sum(len(resolved(c, dataset).alternatives) for c in CHOICES if choices is None or c.name in choices)
     with Progress(TextColumn("cross-validation"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True)) as bar:
         task = bar.add_task("variants", total=variants)

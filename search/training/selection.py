@@ -1,20 +1,21 @@
 """Selecting the learned ranker's training choices: K-fold cross-validation of every alternative, as one table.
 
-The shipped model makes six choices that saved features can judge again: the tree size, how often each
-labelled tuning query is repeated, the mined queries, the typed mined queries, the feature groups (each group of
-:data:`search.ranking.groups.DECLARED`, so a new group is judged without a change here) and the anonymised facts
-queries (without, added, instead of the plain ones). :data:`SHIPPED` holds the values chosen (the one home:
-``RankerParams.leaves`` agrees with it, the CLI's ``--tuning-repeat`` reads it, the plain training applies its
-``anonymised`` through :func:`trains_on`, the model card points at the table); :data:`CHOICES` declares each
-choice's alternatives. :func:`select` cross-validates the shipped configuration once and every alternative (the
-shipped configuration with that one choice changed) on the same folds of the labelled tuning queries and of the
-mined ``facts`` queries (AILA has 11 labelled fact patterns with a relevant candidate: too few to choose on; a
-mined facts query is built as AILA's were), held out by source judgment (:mod:`search.training.folds`,
-:func:`search.training.ranker.cross_validate`); :func:`write_selection` writes
-``selection.md`` and ``selection.json``, the table that justifies each choice. The candidate depth is not among
-the choices: saved features hold one depth's candidates.
+The shipped model makes seven choices that saved features can judge again: the tree size, how often each labelled
+tuning query is repeated, the mined queries, the typed mined queries, the feature groups (each group of
+:data:`search.ranking.groups.DECLARED`, so a new group is judged without a change here), the anonymised facts
+queries (without, added, instead of the plain ones) and whose citation graph the mined queries come from (every
+corpus's, or each corpus's alone: :func:`resolved` reads the corpora from the training set). :data:`SHIPPED` holds
+the values chosen (the one home: ``RankerParams.leaves`` agrees with it, the CLI's ``--tuning-repeat`` reads it,
+the plain training applies its ``anonymised`` through :func:`trains_on`, the model card points at the table);
+:data:`CHOICES` declares each choice's alternatives. :func:`select` cross-validates the shipped configuration once
+and every alternative (the shipped configuration with that one choice changed) on the same folds of the labelled
+tuning queries and of the mined ``facts`` queries (AILA has 11 labelled fact patterns with a relevant candidate:
+too few to choose on; a mined facts query is built as AILA's were), held out by source judgment
+(:mod:`search.training.folds`, :func:`search.training.ranker.cross_validate`); :func:`write_selection` writes
+``selection.md`` and ``selection.json``, the table that justifies each choice. The candidate depth is not among the
+choices: saved features hold one depth's candidates.
 
-Speed: the full grid is 9 variants plus one per feature group (18 with nine groups), 90 fits at 5 folds;
+Speed: the full grid is 9 variants, one per feature group and one per corpus (20 with nine groups and two corpora);
 the grid was timed at 15 variants, 75 fits: one fit on features of the shipped dataset's size
 (2,423 query groups with the copies, 1.39 million candidate rows, 42 features; synthetic values) took about 12 s
 plus 0.11 s a tree on this 2-core machine, so about 45 s at the shipped 276 trees and 40 of patience:
@@ -39,13 +40,13 @@ from typing import Any
 
 from search.ranking.features import GROUPS
 from search.training.anonymise import ANON_SOURCE
-from search.training.folds import Folds, assign
+from search.training.folds import Folds, assign, corpus_of
 from search.training.ranker import Dataset, RankerParams, cross_validate
 from search.training.typed import KINDS
 
-__all__ = ["CHOICES", "FACTS", "SHIPPED", "TABLE", "TYPED_SOURCES", "VALIDATE", "Choice",
-           "Configuration", "Selection", "Variant", "card_entry", "derive", "labelled", "select", "trains_on",
-           "write_selection"]
+__all__ = ["CHOICES", "FACTS", "MARGIN", "SHIPPED", "TABLE", "TYPED_SOURCES", "VALIDATE", "Choice",
+           "Configuration", "Selection", "Variant", "card_entry", "decide", "derive", "labelled", "resolved",
+           "select", "trains_on", "write_selection"]
 
 TABLE = "docs/eval/ranker-selection/selection.md"  # where the shipped choices' table lives in the repository
 TYPED_SOURCES = frozenset(f"mined-{kind}" for kind in KINDS)
@@ -68,11 +69,14 @@ class Configuration:
     typed: bool = True
     drop_groups: tuple[str, ...] = ()
     anonymised: str = "without"  # the anonymised facts queries: "without", "added" (beside the plain), "instead"
+    mined_from: str = "all"  # whose mined queries: every corpus's, or one corpus's (its index prefix) only
+
 
     def values(self) -> dict[str, Any]:
         """The values as the card records them (the groups kept, not the ones dropped)."""
         return {"leaves": self.leaves, "tuning_repeat": self.tuning_repeat, "mined": self.mined, "typed": self.typed,
-                "groups": [g for g in GROUPS if g not in self.drop_groups], "anonymised": self.anonymised}
+                "groups": [g for g in GROUPS if g not in self.drop_groups], "anonymised": self.anonymised,
+                "mined_from": self.mined_from}
 
 
 SHIPPED = Configuration()  # the choices the shipped model makes; the table in TABLE justifies each
@@ -110,13 +114,27 @@ CHOICES = (
            tuple((g,) for g in GROUPS)),
     Choice("anonymised", "anonymised", f"the anonymised facts queries ({ANON_SOURCE}) in training: added beside the "
            f"plain ones, or instead of them ({FACTS} then scored only)", ("added", "instead")),
+    Choice("mined-from", "mined_from", "whose mined queries are in training: every corpus's, or one corpus's alone "
+           "(each corpus of the training set in turn; another corpus's graph may teach fact patterns better)", ()),
 )
 
 
-def trains_on(configuration: Configuration, source: str) -> bool:
-    """Whether ``configuration`` trains on the queries of ``source`` (the one rule: the selection's variants and
-    the plain training alike)."""
+def resolved(choice: Choice, dataset: Dataset) -> Choice:
+    """``choice`` with the alternatives that depend on the training set (``mined-from``: each corpus whose mined
+    queries it holds, when there are several)."""
+    if choice.field != "mined_from":
+        return choice
+    corpora = sorted({corpus_of(q) for q, s in zip(dataset.qids, dataset.sources, strict=True)
+                      if not labelled(s) and ":" in q})
+    return replace(choice, alternatives=tuple(corpora) if len(corpora) > 1 else ())
+
+
+def trains_on(configuration: Configuration, source: str, qid: str = "") -> bool:
+    """Whether ``configuration`` trains on the query ``qid`` of ``source`` (the one rule: the selection's variants
+    and the plain training alike; a mined query's id starts with its corpus, ``mined_from`` reads it)."""
     if not (configuration.mined or labelled(source)) or (not configuration.typed and source in TYPED_SOURCES):
+        return False
+    if configuration.mined_from != "all" and not labelled(source) and corpus_of(qid) != configuration.mined_from:
         return False
     if source == ANON_SOURCE:
         return configuration.anonymised != "without"
@@ -129,7 +147,7 @@ def derive(dataset: Dataset, params: RankerParams, configuration: Configuration)
     if any("#" in q for q in dataset.qids):
         raise ValueError("the dataset's tuning queries are repeated already: the selection repeats them itself")
 
-    out = dataset.subset(lambda i: trains_on(configuration, dataset.sources[i]))
+    out = dataset.subset(lambda i: trains_on(configuration, dataset.sources[i], dataset.qids[i]))
     if configuration.tuning_repeat > 1:
         out = out.upweighted(lambda i: labelled(out.sources[i]), configuration.tuning_repeat)
     return out, replace(params, leaves=configuration.leaves)
@@ -250,7 +268,7 @@ def select(dataset: Dataset, params: RankerParams | None = None, *, folds: int =
     unknown = sorted(set(choices or ()) - set(known))
     if unknown:
         raise ValueError(f"no choice {', '.join(unknown)}: choose from {', '.join(known)}")
-    picked = [c for c in CHOICES if choices is None or c.name in choices]
+    picked = [resolved(c, dataset) for c in CHOICES if choices is None or c.name in choices]
     configurations = [SHIPPED, *(replace(SHIPPED, **{c.field: v}) for c in picked for v in c.alternatives)]
     validate = tuple(sorted(set(validate)))
 
@@ -284,6 +302,28 @@ def select(dataset: Dataset, params: RankerParams | None = None, *, folds: int =
                      shipped, grouped, command, _notes(plan, cap),
                      {s: n for s, n in sorted(dataset.skipped.items()) if labelled(s) and n},
                      validate, len(plan.judgments))
+
+
+MARGIN = 0.005  # the held-out MAP an alternative must gain on every scored row to replace a shipped value
+
+
+def decide(selection: Selection, margin: float = MARGIN) -> Configuration:
+    """The configuration a selection table chooses, by the rule the shipped choices follow: an alternative replaces
+    the shipped value only when it raises held-out MAP by at least ``margin`` over the labelled queries (``all``)
+    and over the mined validation queries when they were scored (a gain on one at a loss on the other is not
+    taken: AILA's fact patterns are too few to choose on alone); of several, the largest summed gain; each choice
+    decided on its own. Nested cross-validation (:mod:`search.training.nested`) applies it inside each fold."""
+    rows = ["all"] + (["validation"] if "validation" in selection.shipped.held_out else [])
+    chosen = SHIPPED
+    for choice, variants in selection.choices:
+        best, gain = None, 0.0
+        for value, variant in zip(choice.alternatives, variants, strict=True):
+            deltas = [selection.delta(variant, row) for row in rows]
+            if min(deltas) >= margin and sum(deltas) > gain:
+                best, gain = value, sum(deltas)
+        if best is not None:
+            chosen = replace(chosen, **{choice.field: best})
+    return chosen
 
 
 def markdown(selection: Selection) -> str:
