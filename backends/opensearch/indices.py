@@ -9,6 +9,7 @@ one atomic ``_aliases`` call. The old version is kept unless the caller asks to 
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -293,3 +294,51 @@ def add_new_fields(client: OpenSearch, index: str, kind: str, names: tuple[str, 
     changed = {name: properties[name] for name in names if have.get(name) != properties[name]}
     if changed:  # a field already there is merged: only what it lacks (an object's new property) is added
         client.indices.put_mapping(index=index, body={"properties": changed})
+
+
+def deleted_documents(client: OpenSearch, index: str) -> int:
+    """The deleted documents behind ``index`` still held in its primaries' segments (counted by BM25)."""
+    return int(client.indices.stats(index=index, metric="docs")["_all"]["primaries"]["docs"].get("deleted", 0))
+
+
+def _leases_retain(client: OpenSearch, index: str) -> bool:
+    """Whether a retention lease still holds back an operation at or below some shard copy's ``max_seq_no``:
+    soft-deleted documents under a lease are kept by every merge (for peer recovery)."""
+    stats = client.indices.stats(index=index, level="shards")["indices"]
+    for name in stats:
+        for copies in stats[name].get("shards", {}).values():
+            for copy in copies:
+                top = int(copy.get("seq_no", {}).get("max_seq_no", -1))
+                leases = copy.get("retention_leases", {}).get("leases", [])
+                if any(int(lease["retaining_seq_no"]) <= top for lease in leases):
+                    return True
+    return False
+
+
+def expunge_deletes(client: OpenSearch, index: str, *, wait: float = 120.0, interval: float = 1.0) -> int:
+    """Merge away the deleted documents behind ``index``; returns how many were there.
+
+    Why: BM25's statistics (document count, average length, document frequencies) count a deleted document until
+    a merge drops it, and when that happens depends on the merges' timing. ``ratio index`` leaves deleted versions
+    behind (each judgment whose cited-by count changed is updated), so the same corpus indexed twice scores a long
+    query slightly differently until they are merged, and a candidate at the 1,000th place can come or go: the
+    ranker's training set built on it would differ (docs/ranking.md). A deleted document is soft-deleted and kept
+    by every merge while a peer-recovery retention lease covers its operation; the lease moves past the last
+    operation at the node's next lease sync (about 30 s after the last write). So: flush, wait until no lease
+    covers an operation any more (polling the shard statistics, at most ``wait`` seconds, then an
+    :class:`IndexOperationError` saying so), and merge, with ``expunge_deletes_allowed`` at 0, exactly the segments
+    holding a deleted document. Nothing to do (no wait) when there is none."""
+    deleted = deleted_documents(client, index)
+    if not deleted:
+        return 0
+    client.indices.flush(index=index)
+    deadline = time.monotonic() + wait
+    while _leases_retain(client, index):
+        if time.monotonic() >= deadline:
+            raise IndexOperationError(f"{index}: a retention lease still holds its deleted documents after "
+                                      f"{wait:.0f} s; nothing was merged")
+        time.sleep(interval)
+    client.indices.put_settings(index=index, body={"index": {"merge.policy.expunge_deletes_allowed": 0}})
+    client.indices.forcemerge(index=index, only_expunge_deletes=True, params={"request_timeout": 3600})
+    client.indices.refresh(index=index)
+    return deleted

@@ -23,7 +23,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from backends.opensearch.indices import IndexLayout
+from backends.opensearch.indices import IndexLayout, IndexOperationError, expunge_deletes
 from ratio import settings
 from ratio.cli.common import BENCHMARKS, Context
 from ratio.cli.extras import requires
@@ -84,6 +84,26 @@ def _corpus(ctx: Context, spec: str, data: Path, split: str = "tuning") -> Corpu
     typed = packaged(benchmark)
     held = held_keys([load(typed)]) if typed is not None and (typed / "queries.jsonl").is_file() else frozenset()
     return CorpusSpec(prefix, aliases, encoder, labelled, held, labels=f"qrels: {qrels_file} ({split} queries)")
+
+
+def _expunge(ctx: Context, specs: list[CorpusSpec]) -> dict[str, int]:
+    """Merge away the deleted documents of every corpus read before any feature is computed: BM25 counts them
+    until a merge drops them, and when that happens depends on timing, so without this the same corpus indexed
+    twice gives another training set (backends.opensearch.indices.expunge_deletes; waits up to two minutes for
+    the node to release them). The count merged per index, for the manifest."""
+    client = ctx.client()
+    merged = {}
+    for spec in specs:
+        for kind in ("judgments", "chunks"):
+            try:
+                merged[spec.aliases[kind]] = expunge_deletes(client, spec.aliases[kind])
+            except IndexOperationError as exc:
+                raise click.ClickException(f"{exc}: the training set would depend on when the node merges them; "
+                                           "run the command again in a minute") from exc
+            if merged[spec.aliases[kind]]:
+                click.echo(f"{spec.aliases[kind]}: {merged[spec.aliases[kind]]} deleted documents merged away "
+                           "first (BM25 counts them until then)", err=True)
+    return merged
 
 
 def guarded_texts(data: Path) -> tuple[dict[str, str], dict[str, int]]:
@@ -199,6 +219,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
         if not texts:
             click.echo(f"no benchmark query file under {data}: no benchmark query is guarded", err=True)
         specs = [_corpus(ctx, spec, data, split) for spec in corpora or (f"{ctx.prefix}=aila-precedents",)]
+        expunged = _expunge(ctx, specs)
         with Progress(TextColumn("features"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=Console(stderr=True)) as bar:
             typed = {} if no_mined else dict.fromkeys(KINDS, typed_per_kind)
@@ -213,7 +234,8 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
         path.parent.mkdir(parents=True, exist_ok=True)
         dataset.save(path)
         manifest = {"command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:]), "seed": seed,
-                    "corpora": list(corpora), "guarded": counts, **built.manifest()}
+                    "corpora": list(corpora), "guarded": counts, "deleted_merged_first": expunged,
+                    **built.manifest()}
         _manifest_of(path).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         click.echo(f"training set: {path} ({len(dataset.qids)} queries; manifest {_manifest_of(path)}); "
                    f"{sum(len(h) for h in built.holders.values())} judgments hold one of {len(texts)} guarded "
