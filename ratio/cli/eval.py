@@ -186,6 +186,8 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     listed = [c.name for c in CONFIGS.values() if c.task == task and (llm or not c.llm)]
     box = ["default"] if task == "provisions" else []  # the provisions box (the judgments' default is listed)
     names = list(dict.fromkeys(configs)) or box + listed + [f"ranker:{r.label}" for r in rankers]
+    if baseline and baseline not in names:  # run it too (as the typed path does), rather than fail at the end
+        names = [baseline, *names]
     try:
         chosen = [runner.check(name) for name in names]
     except ValueError as exc:

@@ -179,6 +179,12 @@ def test_labelled_rerankers_compare_blend_weights_in_one_report(opensearch_setti
         assert refused.exit_code != 0 and why in refused.output
     unknown = CliRunner().invoke(cli, [*base, "--config", "hybrid_rerank:none", "--out", str(tmp_path / "u")])
     assert unknown.exit_code != 0 and "names no reranker" in unknown.output
+    # a baseline not among the --config ones is run too (it used to fail after every configuration had run)
+    compared = CliRunner().invoke(cli, [*base, "--config", "summary_bm25", "--baseline", "fulltext_bm25", "--limit",
+                                        "1", "--out", str(tmp_path / "b")])
+    assert compared.exit_code == 0, compared.output
+    names = [c["name"] for c in json.loads((tmp_path / "b" / "report.json").read_text())["configurations"]]
+    assert names == ["fulltext_bm25", "summary_bm25"]
 
 
 
