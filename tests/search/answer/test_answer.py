@@ -14,19 +14,6 @@ from search.answer.loop import draft
 from search.execute import Searcher
 from search.rerank import BiEncoderRescorer
 
-
-@pytest.fixture(autouse=True)
-def seeded_nonces(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The same prompt fences every run: each prompt's random delimiter (backends.llm.guard.nonce) drawn from a
-    seeded generator, so a temperature-0 model sees the same tokens and these tests check one answer, not a new
-    one per run (a fresh nonce per run made the grounded-answer test fail on one CI run and pass on the next)."""
-    import random
-
-    import backends.llm.base
-
-    draws = random.Random(0)
-    monkeypatch.setattr(backends.llm.base, "nonce", lambda: f"{draws.getrandbits(48):012x}")
-
 GROUNDED_QUESTION = "What must be shown for possession of a fire-arm under the Arms Act?"
 UNANSWERABLE = "What is the goods and services tax rate on cryptocurrency mining rigs?"
 FAST = {"context_tokens": 700, "max_passages": 4, "max_claims": 2, "answer_tokens": 260}
