@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from search.evaluate.metrics import Evaluation, compare
+from search.evaluate.metrics import Comparison, Evaluation, compare
 from search.training.ranker import Dataset, RankerParams, fold_sets, held_out, summarise
 from search.training.selection import (
     CHOICES,
@@ -67,10 +67,10 @@ class Nested:
     unscored: dict[str, int] = field(default_factory=dict)  # labelled queries with no relevant candidate (scored 0)
     command: str = ""
 
-    def comparison(self, source: str, measure: str = "MAP", zeros: int = 0) -> Any:
+    def comparison(self, source: str, measure: str = "MAP", zeros: int = 0) -> Comparison:
         """The paired comparison of the chosen configurations against the shipped one over ``source``'s held-out
         queries (``zeros`` more queries scored 0 by both, as a benchmark counts those without a relevant
-        candidate): :class:`search.evaluate.metrics.Comparison`."""
+        candidate)."""
         rows = self.per_query[source]
         padded = {**{q: v[measure] for q, v in rows.items()}, **{f"unscored-{i}": (0.0, 0.0) for i in range(zeros)}}
         chosen = Evaluation((measure,), {q: {measure: v[0]} for q, v in padded.items()}, {})
@@ -94,7 +94,7 @@ def _departures(configuration: Configuration) -> list[str]:
             if getattr(configuration, c.field) != c.shipped]
 
 
-def _comparison_json(comparison: Any) -> dict[str, float]:
+def _comparison_json(comparison: Comparison) -> dict[str, float]:
     return {"queries": comparison.queries, "shipped": round(comparison.baseline_mean, 4),
             "nested": round(comparison.other_mean, 4), "difference": round(comparison.difference, 4),
             "t_test_p": round(comparison.t_test_p, 4), "permutation_p": round(comparison.permutation_p, 4)}
