@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "IDS_ONLY", "NO_ROLE", "SUMMARY_FIELDS", "best_per_role", "chunk_roles_body",
+    "IDS_ONLY", "NO_ROLE", "SUMMARY_FIELDS", "TIE_BREAK", "best_per_role", "chunk_roles_body",
     "chunk_similarity_body", "chunk_similarity_roles_body", "judgment_similarity_body", "metadata_body",
     "own_citations_body", "provision_df_body", "provisions_body", "terms_body", "terms_query", "title_body",
 ]
@@ -33,6 +33,16 @@ SUMMARY_FIELDS = ("summary.facts", "summary.legal_issues", "summary.reasoning", 
 IDS_ONLY: Body = {"_source": False, "stored_fields": "_none_", "docvalue_fields": ["judgment_id"],
                   "track_total_hits": False}
 _NO_SOURCE = IDS_ONLY
+# A ranked list's ties (equal scores: every judgment a filter-only source matches, two judgments with the same
+# matched terms and length) are ordered by judgment id. Without it Lucene orders them by internal document number,
+# which follows how the index happened to be written and merged, so the same corpus indexed twice (on another
+# machine, or a primary and its replica) kept other judgments at a source's cut and trained another model.
+TIE_BREAK: tuple[Body, ...] = ({"_score": "desc"}, {"judgment_id": "asc"})
+
+
+def _ranked(body: Body) -> Body:
+    """``body`` with its hits in :data:`TIE_BREAK` order (a hit's ``_score`` is still the query's score)."""
+    return {**body, "sort": list(TIE_BREAK)}
 
 
 def terms_query(terms: Terms, fields: Sequence[str] = ("text",), weighted: bool = True) -> Body:
@@ -51,7 +61,8 @@ def terms_body(terms: Terms, size: int, *, fields: Sequence[str] = ("text",), we
                filters: Sequence[Body] = (), ids: Sequence[str] | None = None) -> Body:
     """Judgments ranked by ``terms`` over ``fields``; with ``ids``, only those judgments (a feature body)."""
     clauses = [*filters, *([{"ids": {"values": list(ids)}}] if ids is not None else [])]
-    return {"query": _bool(terms_query(terms, fields, weighted), clauses), "size": size, **_NO_SOURCE}
+    body = {"query": _bool(terms_query(terms, fields, weighted), clauses), "size": size, **_NO_SOURCE}
+    return body if ids is not None else _ranked(body)  # a feature body returns all of ``ids``: no cut to break
 
 
 def cites_query(citations: Sequence[str]) -> Body:
@@ -67,7 +78,7 @@ def provisions_body(provisions: Sequence[str], terms: Terms, size: int, filters:
     (a candidate source: the judgments that apply the same statute)."""
     query = {"bool": {"filter": [cites_query(provisions), *filters],
                       "should": terms_query(terms)["bool"]["should"] if terms else []}}
-    return {"query": query, "size": size, **_NO_SOURCE}
+    return _ranked({"query": query, "size": size, **_NO_SOURCE})
 
 
 TITLE_FIELDS = ("title", "title.name")  # the title's words, and its party names as lawyers write them
@@ -79,14 +90,14 @@ def title_body(text: str, size: int, filters: Sequence[Body] = ()) -> Body:
     or ``versus``, ``U.P.`` or ``Uttar Pradesh``, ``& Ors.`` or not, read alike; an index made before the
     subfield existed simply matches on the words)."""
     query = {"multi_match": {"query": text, "fields": list(TITLE_FIELDS), "type": "most_fields"}}
-    return {"query": _bool(query, filters), "size": size, **_NO_SOURCE}
+    return _ranked({"query": _bool(query, filters), "size": size, **_NO_SOURCE})
 
 
 def own_citations_body(citations: Sequence[str], size: int, filters: Sequence[Body] = ()) -> Body:
     """Judgments that carry one of ``citations`` (canonical reporter citations) as their own (a candidate source:
     a query naming ``AIR 1962 SC 605`` asks for the judgment reported there)."""
-    return {"query": {"bool": {"filter": [{"terms": {"citations": list(citations)}}, *filters]}}, "size": size,
-            **_NO_SOURCE}
+    return _ranked({"query": {"bool": {"filter": [{"terms": {"citations": list(citations)}}, *filters]}},
+                    "size": size, **_NO_SOURCE})
 
 
 def provision_df_body(provisions: Sequence[str]) -> Body:

@@ -20,7 +20,7 @@ from opensearchpy import OpenSearch
 from legal.citations import extract_citations
 from legal.cited_cases import cited_cases
 from search.party_names import name_fit, name_query, split_case_name
-from search.ranking.bodies import title_body
+from search.ranking.bodies import TIE_BREAK, title_body
 
 __all__ = ["CITING", "cited_as"]
 
@@ -46,7 +46,8 @@ def cited_as(client: OpenSearch, judgments: str, citations: Sequence[str],
              filters: Sequence[Mapping[str, Any]] = ()) -> dict[str, str]:
     """Corpus judgments that ``citations`` (canonical reporter citations) name by way of the judgments citing
     them, each with the citation: judgment id -> citation. Two requests per call at most."""
-    bodies = [{"size": CITING, "_source": ["text"], "query": {"term": {"cited_judgments": c}}} for c in citations]
+    bodies = [{"size": CITING, "_source": ["text"], "query": {"term": {"cited_judgments": c}}, "sort": list(TIE_BREAK)}
+              for c in citations]
     named: dict[str, Counter[str]] = {}
     for citation, response in zip(citations, _msearch(client, judgments, bodies), strict=False):
         for hit in response["hits"]["hits"]:
