@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from search.training.selection import (
     card_entry,
     labelled,
     markdown,
+    repeated,
     resolved,
     select,
     trains_on,
@@ -270,8 +272,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                 {"--no-tuning": no_tuning, "--no-mined": no_mined, "--typed 0": typed_per_kind == 0,
                  "--drop-group": bool(drop), "--tuning-repeat": tuning_repeat != SHIPPED.tuning_repeat})
         return
-    if tuning_repeat > 1:
-        dataset = dataset.upweighted(lambda i: labelled(dataset.sources[i]), tuning_repeat)
+    dataset = repeated(dataset, replace(SHIPPED, tuning_repeat=tuning_repeat))  # the copies (selection.repeated)
     params = RankerParams(seed=seed)
     booster, features, metrics = fit(dataset, params, drop_groups=drop)
     folder = out or settings.home_dir() / "models" / "ranker"
@@ -282,7 +283,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                      "selection": card_entry(Configuration(params.leaves, 0 if no_tuning else tuning_repeat,
                                                            not no_mined, typed_per_kind != 0, tuple(drop),
                                                            mined_from=mined_from[0] if len(mined_from) == 1
-                                                           else "all")),
+                                                           else "all", facts_repeat=SHIPPED.facts_repeat)),
                      "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])})
     click.echo(f"{folder}: {metrics['trees']} trees on {sum(sources.values())} queries {sources}; validation "
                f"MAP {metrics.get('valid', {}).get('MAP', 'n/a')} (reduced-query BM25 "

@@ -1,12 +1,14 @@
 """Selecting the learned ranker's training choices: K-fold cross-validation of every alternative, as one table.
 
-The shipped model makes seven choices that saved features can judge again: the tree size, how often each labelled
+The shipped model makes eight choices that saved features can judge again: the tree size, how often each labelled
 tuning query is repeated, the mined queries, the typed mined queries, the feature groups (each group of
 :data:`search.ranking.groups.DECLARED`, so a new group is judged without a change here), the anonymised facts
-queries (without, added, instead of the plain ones) and whose citation graph the mined queries come from (every
-corpus's, or each corpus's alone: :func:`resolved` reads the corpora from the training set). :data:`SHIPPED` holds
-the values chosen (the one home: ``RankerParams.leaves`` agrees with it, the CLI's ``--tuning-repeat`` reads it,
-the plain training applies its ``anonymised`` through :func:`trains_on`, the model card points at the table);
+queries (without, added, instead of the plain ones), whose citation graph the mined queries come from (every
+corpus's, or each corpus's alone: :func:`resolved` reads the corpora from the training set) and how often each
+mined fact pattern is repeated (none of them, once, three times). :data:`SHIPPED` holds the values chosen (the one
+home: ``RankerParams.leaves`` agrees with it, the CLI's ``--tuning-repeat`` reads it, the plain training applies
+its ``anonymised`` through :func:`trains_on` and its copies through :func:`repeated`, the model card points at the
+table);
 :data:`CHOICES` declares each choice's alternatives. :func:`select` cross-validates the shipped configuration once
 and every alternative (the shipped configuration with that one choice changed) on the same folds of the labelled
 tuning queries and of the mined ``facts`` queries (AILA has 11 labelled fact patterns with a relevant candidate:
@@ -15,7 +17,7 @@ too few to choose on; a mined facts query is built as AILA's were), held out by 
 ``selection.md`` and ``selection.json``, the table that justifies each choice. The candidate depth is not among the
 choices: saved features hold one depth's candidates.
 
-Speed: the full grid is 9 variants, one per feature group and one per corpus (20 with nine groups and two corpora);
+Speed: the full grid is 11 variants, one per feature group and one per corpus (22 with nine groups and two corpora);
 the grid was timed at 15 variants, 75 fits: one fit on features of the shipped dataset's size
 (2,423 query groups with the copies, 1.39 million candidate rows, 42 features; synthetic values) took about 12 s
 plus 0.11 s a tree on this 2-core machine, so about 45 s at the shipped 276 trees and 40 of patience:
@@ -45,12 +47,13 @@ from search.training.ranker import Dataset, RankerParams, cross_validate
 from search.training.typed import KINDS
 
 __all__ = ["CHOICES", "FACTS", "MARGIN", "SHIPPED", "TABLE", "TYPED_SOURCES", "VALIDATE", "Choice",
-           "Configuration", "Selection", "Variant", "card_entry", "decide", "derive", "labelled", "resolved",
-           "select", "trains_on", "write_selection"]
+           "Configuration", "Selection", "Variant", "card_entry", "decide", "derive", "labelled", "repeated",
+           "resolved", "select", "trains_on", "write_selection"]
 
 TABLE = "docs/eval/ranker-selection/selection.md"  # where the shipped choices' table lives in the repository
 TYPED_SOURCES = frozenset(f"mined-{kind}" for kind in KINDS)
 FACTS = "mined-facts"  # a corpus judgment's facts, citations stripped: AILA's construction exactly
+FACT_SOURCES = frozenset({FACTS, ANON_SOURCE})  # the mined fact patterns, plain and anonymised
 VALIDATE = (FACTS,)  # the mined sources scored held out by default (by source judgment, search.training.folds)
 
 
@@ -70,13 +73,14 @@ class Configuration:
     drop_groups: tuple[str, ...] = ()
     anonymised: str = "without"  # the anonymised facts queries: "without", "added" (beside the plain), "instead"
     mined_from: str = "all"  # whose mined queries: every corpus's, or one corpus's (its index prefix) only
+    facts_repeat: int = 1  # copies of each mined facts query (and of its anonymised twin) in training; 0: none
 
 
     def values(self) -> dict[str, Any]:
         """The values as the card records them (the groups kept, not the ones dropped)."""
         return {"leaves": self.leaves, "tuning_repeat": self.tuning_repeat, "mined": self.mined, "typed": self.typed,
                 "groups": [g for g in GROUPS if g not in self.drop_groups], "anonymised": self.anonymised,
-                "mined_from": self.mined_from}
+                "mined_from": self.mined_from, "facts_repeat": self.facts_repeat}
 
 
 SHIPPED = Configuration()  # the choices the shipped model makes; the table in TABLE justifies each
@@ -98,7 +102,7 @@ class Choice:
     def label(self, value: Any) -> str:
         if self.field == "drop_groups":
             return "all groups" if not value else "without " + ", ".join(value)
-        if self.field == "tuning_repeat":
+        if self.field in ("tuning_repeat", "facts_repeat"):
             return f"×{value}"
         if isinstance(value, bool):
             return "with" if value else "without"
@@ -116,6 +120,9 @@ CHOICES = (
            f"plain ones, or instead of them ({FACTS} then scored only)", ("added", "instead")),
     Choice("mined-from", "mined_from", "whose mined queries are in training: every corpus's, or one corpus's alone "
            "(each corpus of the training set in turn; another corpus's graph may teach fact patterns better)", ()),
+    Choice("facts-repeat", "facts_repeat", f"copies of each mined facts query in training ({FACTS}, and "
+           f"{ANON_SOURCE} when trained on; ×0: none, scored only): weigh pasted fact patterns more, or not at all",
+           (0, 3)),
 )
 
 
@@ -136,6 +143,8 @@ def trains_on(configuration: Configuration, source: str, qid: str = "") -> bool:
         return False
     if configuration.mined_from != "all" and not labelled(source) and corpus_of(qid) != configuration.mined_from:
         return False
+    if configuration.facts_repeat == 0 and source in FACT_SOURCES:
+        return False
     if source == ANON_SOURCE:
         return configuration.anonymised != "without"
     return source != FACTS or configuration.anonymised != "instead"
@@ -148,9 +157,18 @@ def derive(dataset: Dataset, params: RankerParams, configuration: Configuration)
         raise ValueError("the dataset's tuning queries are repeated already: the selection repeats them itself")
 
     out = dataset.subset(lambda i: trains_on(configuration, dataset.sources[i], dataset.qids[i]))
+    return repeated(out, configuration), replace(params, leaves=configuration.leaves)
+
+
+def repeated(dataset: Dataset, configuration: Configuration) -> Dataset:
+    """``dataset`` with the copies ``configuration`` asks for: each labelled tuning query ``tuning_repeat`` times
+    and each mined facts query ``facts_repeat`` times (the selection's variants and the plain training alike)."""
+    out = dataset
+    if configuration.facts_repeat > 1:
+        out = out.upweighted(lambda i: out.sources[i] in FACT_SOURCES, configuration.facts_repeat)
     if configuration.tuning_repeat > 1:
         out = out.upweighted(lambda i: labelled(out.sources[i]), configuration.tuning_repeat)
-    return out, replace(params, leaves=configuration.leaves)
+    return out
 
 
 @dataclass(frozen=True)

@@ -144,6 +144,19 @@ def test_the_anonymised_choice_trains_on_what_it_says_and_is_scored_on_the_facts
     assert unvalidated.shipped.held_out["all"]["queries"] == 10
 
 
+def test_the_facts_repeat_choice_weighs_the_mined_fact_patterns_and_is_scored_on_them_alike() -> None:
+    selection = select(_dataset(), TINY, folds=2, seed=5, choices=["facts-repeat"])
+    once, ((choice, (none, thrice)),) = selection.shipped, selection.choices
+    assert (SHIPPED.facts_repeat, choice.alternatives) == (1, (0, 3))
+    assert once.training["mined-facts"] == 20 and thrice.training["mined-facts"] == 60  # copies counted
+    assert "mined-facts" not in none.training and ANON_SOURCE not in none.training
+    assert thrice.training["mined-document"] == once.training["mined-document"]
+    assert thrice.training["aila-tuning"] == once.training["aila-tuning"]  # the tuning copies as shipped
+    for variant in (once, none, thrice):  # every variant scored on the same held-out fact patterns
+        assert variant.held_out["mined-facts"]["queries"] == 20 and variant.held_out["all"]["queries"] == 10
+    assert [r["value"] for r in selection.to_json()["choices"][0]["rows"]] == ["×1", "×0", "×3"]
+
+
 def test_the_plain_training_leaves_the_anonymised_queries_out_as_shipped(tmp_path: Path) -> None:
     saved = tmp_path / "d.npz"
     _dataset().save(saved)
@@ -155,6 +168,7 @@ def test_the_plain_training_leaves_the_anonymised_queries_out_as_shipped(tmp_pat
     assert SHIPPED.anonymised == "without"
     assert ANON_SOURCE not in card["data"]["queries"] and card["data"]["queries"]["mined-facts"] == 20
     assert card["data"]["selection"]["chosen"]["anonymised"] == "without"
+    assert card["data"]["selection"]["chosen"]["facts_repeat"] == SHIPPED.facts_repeat == 1
     refused = CliRunner().invoke(cli, ["train", "ranker", "--dataset", str(saved), "--cv", "2", "--cv-out",
                                        str(tmp_path / "cv"), "--cv-validate", "aila-tuning"])
     assert refused.exit_code == 2 and "--cv-validate" in refused.output

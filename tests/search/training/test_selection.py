@@ -146,7 +146,7 @@ def test_the_card_points_at_the_table() -> None:
     entry = card_entry(SHIPPED)
     assert entry["table"] == TABLE and entry["departs_from"] == []
     assert entry["chosen"] == {"leaves": 15, "tuning_repeat": 5, "mined": True, "typed": True, "groups": list(GROUPS),
-                               "anonymised": "without", "mined_from": "all"}
+                               "anonymised": "without", "mined_from": "all", "facts_repeat": 1}
     assert card_entry(Configuration(drop_groups=("roles",)))["departs_from"] == ["groups"]
     assert (Path(__file__).resolve().parents[3] / TABLE).parent.name == "ranker-selection"
 
