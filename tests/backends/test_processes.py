@@ -9,9 +9,13 @@ import sys
 from backends.processes import group_memory, stop_group
 from tests.waiting import wait_for
 
+# Each member restores Python's SIGINT handler: a runner started in the background without job control passes
+# SIGINT down ignored, and then only stop_group's SIGKILL after its timeout stopped them (30 s of a CI run),
+# while what is tested here is that the SIGINT reaches every member of the group.
+_ON_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
 # a leader that starts one worker and waits, as ``ratio serve`` starts its citation workers
-LEADER = ("import subprocess, sys, time\n"
-          "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+LEADER = (_ON_SIGINT + "import subprocess, sys, time\n"
+          f"subprocess.Popen([sys.executable, '-c', {_ON_SIGINT + 'import time; time.sleep(120)'!r}])\n"
           "time.sleep(120)\n")
 
 
