@@ -23,10 +23,7 @@ The groups, which the ablations remove one at a time (``ratio train ranker --dro
 * ``graph``: how often the corpus cites the judgment, and how it is tied by citations to the other strong
   candidates (cited together with them; citing the same judgments);
 * ``reduction``: BM25 of the whole query (every term, as often as it is said), of a sharp 30-term reduction, and
-  of the long reduction over the facts summary: for pasted fact patterns;
-* ``probabilistic``: the whole query scored over the text by other retrieval models than BM25 (LM-Dirichlet,
-  DFR, IB on the ``text`` subfields ``lm``, ``dfr`` and ``ib``): how long a judgment is, and how a term's count in it
-  is discounted, weigh differently in each.
+  of the long reduction over the facts summary: for pasted fact patterns.
 
 Score features come raw and divided by the best candidate's score (a query-independent scale).
 """
@@ -419,32 +416,9 @@ class ReductionGroup(FeatureGroup):
                 "bm25_facts_summary_norm": norm(facts)}
 
 
-class ProbabilisticGroup(FeatureGroup):
-    """The whole query (as :class:`ReductionGroup` reads it) scored by three retrieval models beside BM25:
-    Dirichlet-smoothed query likelihood, divergence from randomness (GL2) and information-based (LL) similarity,
-    each on its own subfield of ``text`` (the similarity of a field is fixed in its mapping). They weigh a long
-    judgment and a term said many times differently from BM25, which is where pasted fact patterns went wrong
-    (issue 27, item 5). An index made before the subfields existed scores 0 on them."""
-
-    name = "probabilistic"
-    features = ("lm_dirichlet_norm", "dfr_gl2_norm", "ib_ll_norm")
-    fields = ("text.lm", "text.dfr", "text.ib")
-    explains: Mapping[str, EvidenceKind | None] = dict.fromkeys(features, TERMS)
-
-    def requests(self, inputs: Inputs) -> list[Request]:
-        judgments, ids = inputs.aliases["judgments"], inputs.ids
-        full = ReductionGroup.full(inputs.profile)
-        return [(judgments, bodies.terms_body(full, len(ids), fields=(field,), ids=ids)) for field in self.fields]
-
-    def read(self, inputs: Inputs, answers: Answers) -> dict[str, np.ndarray]:
-        scores = [norm(inputs.scores(hits(r))) for r in answers.responses]
-        return dict(zip(self.features, scores, strict=True))
-
-
 # The groups, in column order: the feature vector is their features in this order.
 DECLARED: tuple[FeatureGroup, ...] = (QueryGroup(), NamesGroup(), LexicalGroup(), ContextGroup(), RolesGroup(),
-                                      SemanticGroup(), LegalGroup(), GraphGroup(), ReductionGroup(),
-                                      ProbabilisticGroup())
+                                      SemanticGroup(), LegalGroup(), GraphGroup(), ReductionGroup())
 FEATURE_GROUPS: dict[str, str] = {name: group.name for group in DECLARED for name in group.features}
 FEATURES: tuple[str, ...] = tuple(FEATURE_GROUPS)
 GROUPS: tuple[str, ...] = tuple(group.name for group in DECLARED)
