@@ -1,11 +1,12 @@
 """Selecting the learned ranker's training choices: K-fold cross-validation of every alternative, as one table.
 
-The shipped model makes eight choices that saved features can judge again: the tree size, how often each labelled
+The shipped model makes nine choices that saved features can judge again: the tree size, how often each labelled
 tuning query is repeated, the mined queries, the typed mined queries, the feature groups (each group of
 :data:`search.ranking.groups.DECLARED`, so a new group is judged without a change here), the anonymised facts
 queries (without, added, instead of the plain ones), whose citation graph the mined queries come from (every
 corpus's, or each corpus's alone: :func:`resolved` reads the corpora from the training set) and how often each
-mined fact pattern is repeated (none of them, once, three times). :data:`SHIPPED` holds the values chosen (the one
+mined fact pattern is repeated (none of them, once, three times), and whether fact patterns get a model trained on
+them alone (for a search that would route them to it). :data:`SHIPPED` holds the values chosen (the one
 home: ``RankerParams.leaves`` agrees with it, the CLI's ``--tuning-repeat`` reads it, the plain training applies
 its ``anonymised`` through :func:`trains_on` and its copies through :func:`repeated`, the model card points at the
 table);
@@ -54,6 +55,7 @@ TABLE = "docs/eval/ranker-selection/selection.md"  # where the shipped choices' 
 TYPED_SOURCES = frozenset(f"mined-{kind}" for kind in KINDS)
 FACTS = "mined-facts"  # a corpus judgment's facts, citations stripped: AILA's construction exactly
 FACT_SOURCES = frozenset({FACTS, ANON_SOURCE})  # the mined fact patterns, plain and anonymised
+FACT_BENCHMARKS = frozenset({"aila-precedents"})  # benchmarks whose queries are pasted fact patterns
 VALIDATE = (FACTS,)  # the mined sources scored held out by default (by source judgment, search.training.folds)
 
 
@@ -74,13 +76,14 @@ class Configuration:
     anonymised: str = "without"  # the anonymised facts queries: "without", "added" (beside the plain), "instead"
     mined_from: str = "all"  # whose mined queries: every corpus's, or one corpus's (its index prefix) only
     facts_repeat: int = 1  # copies of each mined facts query (and of its anonymised twin) in training; 0: none
+    facts_only: bool = False  # a model of fact patterns' own: trained on them alone (fact_pattern)
 
 
     def values(self) -> dict[str, Any]:
         """The values as the card records them (the groups kept, not the ones dropped)."""
         return {"leaves": self.leaves, "tuning_repeat": self.tuning_repeat, "mined": self.mined, "typed": self.typed,
                 "groups": [g for g in GROUPS if g not in self.drop_groups], "anonymised": self.anonymised,
-                "mined_from": self.mined_from, "facts_repeat": self.facts_repeat}
+                "mined_from": self.mined_from, "facts_repeat": self.facts_repeat, "facts_only": self.facts_only}
 
 
 SHIPPED = Configuration()  # the choices the shipped model makes; the table in TABLE justifies each
@@ -104,6 +107,8 @@ class Choice:
             return "all groups" if not value else "without " + ", ".join(value)
         if self.field in ("tuning_repeat", "facts_repeat"):
             return f"×{value}"
+        if self.field == "facts_only":
+            return "fact patterns only" if value else "every query"
         if isinstance(value, bool):
             return "with" if value else "without"
         return str(value)
@@ -123,17 +128,28 @@ CHOICES = (
     Choice("facts-repeat", "facts_repeat", f"copies of each mined facts query in training ({FACTS}, and "
            f"{ANON_SOURCE} when trained on; ×0: none, scored only): weigh pasted fact patterns more, or not at all",
            (0, 3)),
+    Choice("facts-model", "facts_only", "one model for every query, or one trained on fact patterns alone (the mined "
+           f"ones and {', '.join(sorted(FACT_BENCHMARKS))}' tuning queries), as a search routing pasted fact patterns "
+           "to a model of their own would use it: read its fact-pattern rows only", (True,)),
 )
 
 
 def resolved(choice: Choice, dataset: Dataset) -> Choice:
     """``choice`` with the alternatives that depend on the training set (``mined-from``: each corpus whose mined
-    queries it holds, when there are several)."""
+    queries it holds, when there are several; ``facts-model``: none when it holds no fact patterns to train on)."""
+    if choice.field == "facts_only":
+        return choice if any(fact_pattern(s) for s in dataset.sources) else replace(choice, alternatives=())
     if choice.field != "mined_from":
         return choice
     corpora = sorted({corpus_of(q) for q, s in zip(dataset.qids, dataset.sources, strict=True)
                       if not labelled(s) and ":" in q})
     return replace(choice, alternatives=tuple(corpora) if len(corpora) > 1 else ())
+
+
+def fact_pattern(source: str) -> bool:
+    """Whether ``source``'s queries are pasted fact patterns: the mined ones (plain and anonymised) and the labelled
+    queries of a :data:`FACT_BENCHMARKS` benchmark (``aila-precedents-tuning``, ``aila-precedents-all``)."""
+    return source in FACT_SOURCES or (labelled(source) and source.rsplit("-", 1)[0] in FACT_BENCHMARKS)
 
 
 def trains_on(configuration: Configuration, source: str, qid: str = "") -> bool:
@@ -144,6 +160,8 @@ def trains_on(configuration: Configuration, source: str, qid: str = "") -> bool:
     if configuration.mined_from != "all" and not labelled(source) and corpus_of(qid) != configuration.mined_from:
         return False
     if configuration.facts_repeat == 0 and source in FACT_SOURCES:
+        return False
+    if configuration.facts_only and not fact_pattern(source):
         return False
     if source == ANON_SOURCE:
         return configuration.anonymised != "without"

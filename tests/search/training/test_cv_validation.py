@@ -21,7 +21,16 @@ from search.training.folds import assign, source_judgment
 from search.training.ranker import Dataset, RankerParams, fold_sets
 from search.training.ranker_build import CorpusSpec, typed_training
 from search.training.ranker_data import TrainingQuery
-from search.training.selection import CHOICES, SHIPPED, Configuration, derive, labelled, markdown, select
+from search.training.selection import (
+    CHOICES,
+    SHIPPED,
+    Configuration,
+    derive,
+    fact_pattern,
+    labelled,
+    markdown,
+    select,
+)
 
 TINY = RankerParams(trees=10, min_data_in_leaf=2, leaves=4, early_stopping=5, seed=3)
 SIGNAL = FEATURES.index("bm25_long")
@@ -155,6 +164,21 @@ def test_the_facts_repeat_choice_weighs_the_mined_fact_patterns_and_is_scored_on
     for variant in (once, none, thrice):  # every variant scored on the same held-out fact patterns
         assert variant.held_out["mined-facts"]["queries"] == 20 and variant.held_out["all"]["queries"] == 10
     assert [r["value"] for r in selection.to_json()["choices"][0]["rows"]] == ["×1", "×0", "×3"]
+
+
+def test_the_facts_model_choice_trains_on_fact_patterns_alone_and_is_scored_on_every_row() -> None:
+    assert fact_pattern("mined-facts") and fact_pattern(ANON_SOURCE)
+    assert fact_pattern("aila-precedents-tuning") and fact_pattern("aila-precedents-all")  # AILA's are fact patterns
+    assert not fact_pattern("irled-tuning") and not fact_pattern("mined-document") and not fact_pattern("mined-topic")
+    selection = select(_dataset(), TINY, folds=2, seed=5, choices=["facts-model"])
+    every, ((choice, (alone,)),) = selection.shipped, selection.choices
+    assert SHIPPED.facts_only is False and choice.alternatives == (True,)
+    assert alone.training == {"mined-facts": 20}  # the test's labelled source names no fact-pattern benchmark
+    assert every.training["mined-document"] == 20 and every.training["mined-facts"] == 20
+    for variant in (every, alone):  # scored on the same held-out queries, fact patterns or not
+        assert variant.held_out["mined-facts"]["queries"] == 20 and variant.held_out["all"]["queries"] == 10
+    assert every.held_out != alone.held_out
+    assert [r["value"] for r in selection.to_json()["choices"][0]["rows"]] == ["every query", "fact patterns only"]
 
 
 def test_the_plain_training_leaves_the_anonymised_queries_out_as_shipped(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from search.training.selection import (
     card_entry,
     derive,
     markdown,
+    resolved,
     select,
     write_selection,
 )
@@ -58,7 +59,8 @@ def selection() -> Selection:
 def test_every_choice_and_alternative_has_a_row(selection: Selection) -> None:
     assert [c.name for c, _ in selection.choices] == [c.name for c in CHOICES]
     rows = selection.rows()
-    assert len(rows) == sum(1 + len(c.alternatives) for c in CHOICES)
+    assert len(rows) == sum(1 + len(resolved(c, _dataset()).alternatives) for c in CHOICES)
+    assert not resolved(next(c for c in CHOICES if c.name == "facts-model"), _dataset()).alternatives  # no facts
     for choice, variants in selection.choices:
         assert [v.configuration for v in variants] == [Configuration(**{**SHIPPED.__dict__, choice.field: value})
                                                        for value in choice.alternatives]
@@ -146,7 +148,8 @@ def test_the_card_points_at_the_table() -> None:
     entry = card_entry(SHIPPED)
     assert entry["table"] == TABLE and entry["departs_from"] == []
     assert entry["chosen"] == {"leaves": 15, "tuning_repeat": 5, "mined": True, "typed": True, "groups": list(GROUPS),
-                               "anonymised": "without", "mined_from": "all", "facts_repeat": 1}
+                               "anonymised": "without", "mined_from": "all", "facts_repeat": 1,
+                               "facts_only": False}
     assert card_entry(Configuration(drop_groups=("roles",)))["departs_from"] == ["groups"]
     assert (Path(__file__).resolve().parents[3] / TABLE).parent.name == "ranker-selection"
 
