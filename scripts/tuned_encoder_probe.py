@@ -16,8 +16,8 @@ with the untuned encoder, so a gain can be told apart from the features' mere pr
 changes; the figures are in docs/evaluation.md.
 
     ratio train ranker --corpus ratio=aila-precedents --corpus fast-irled=irled --mined 250 --save-dataset D.npz \
-        --out /tmp/model        # or the default set under the data directory, as built by the documented command
-    .venv/bin/python scripts/tuned_encoder_probe.py D.npz --data ../shared/data
+        --out OUT              # the set its figures in docs/evaluation.md were judged on (the shipped one then)
+    .venv/bin/python scripts/tuned_encoder_probe.py D.npz --mined 250 [--epochs 8 --tuned-only --cross-fit]
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ def log(*parts: object) -> None:
 
 # ---- the training queries' texts, rebuilt as build_dataset makes them (checked against the manifest's digests) ----
 
-def training_texts(data: Path) -> dict[str, str]:
-    """qid -> text of every query the documented build makes (tuning, mined, typed), in the same way."""
+def training_texts(data: Path, mined: int) -> dict[str, str]:
+    """qid -> text of every query the documented build with ``--mined mined`` makes (tuning, mined, typed), in the
+    same way."""
     from ratio.cli.common import Context
     from ratio.cli.train_ranker import _corpus, guarded_texts
     from search.citation_graph import load_graph
@@ -75,7 +76,7 @@ def training_texts(data: Path) -> dict[str, str]:
     for spec in (_corpus(ctx, c, data) for c in CORPORA):
         refused = holders(client, spec.aliases["judgments"], guard)
         graph = load_graph(client, spec.aliases["judgments"], by_parties=False)
-        mined = mine_queries(client, dict(spec.aliases), graph, spec.prefix, count=250, seed=SEED,
+        mined = mine_queries(client, dict(spec.aliases), graph, spec.prefix, count=mined, seed=SEED,
                              skip=spec.held | refused.keys())
         mined += typed_training(client, spec, graph.cites, counts=dict.fromkeys(KINDS, 150), seed=SEED,
                                 refused=refused)
@@ -275,6 +276,8 @@ def main() -> None:
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/tuned-encoder-probe"))
+    parser.add_argument("--mined", type=int, default=1000,
+                        help="the --mined the training set was built with (its queries' texts are rebuilt)")
     parser.add_argument("--epochs", type=int, default=2, help="passes over the citation pairs per fold's encoder")
     parser.add_argument("--cross-fit", action="store_true",
                         help="give each training query features from an encoder that did not see its judgment's pairs")
@@ -289,9 +292,9 @@ def main() -> None:
     dataset = Dataset.load(args.dataset)
     log("dataset", len(dataset.qids), "queries", sum(map(len, dataset.values)), "rows")
 
-    cache = args.work / "texts.pkl"
+    cache = args.work / f"texts-{args.mined}.pkl"
     if not cache.exists():
-        cache.write_bytes(pickle.dumps(training_texts(args.data)))
+        cache.write_bytes(pickle.dumps(training_texts(args.data, args.mined)))
     texts = pickle.loads(cache.read_bytes())
     bases = sorted({q.split("#", 1)[0] for q in dataset.qids})
     missing = [q for q in bases if q not in texts]

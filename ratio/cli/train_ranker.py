@@ -137,8 +137,10 @@ def _manifest_of(dataset_path: Path) -> Path:
                    "queries (its citation graph and metadata only); repeatable; default: the --prefix index with "
                    "aila-precedents.")
 @data_option()
-@click.option("--mined", default=250, show_default=True,
-              help="Mined queries per style (document, facts, facts-anon) per corpus.")
+@click.option("--mined", default=1000, show_default=True,
+              help="Mined queries per style (document, facts, facts-anon) per corpus, at most: every citing judgment "
+                   "of a corpus the size of the benchmarks' (more trained better than 250 or 500 in "
+                   "cross-validation, docs/evaluation.md).")
 @click.option("--typed", "typed_per_kind", default=150, show_default=True,
               help="Typed queries mined per kind (title, short form, party, own citation, provision, topic words) "
                    "per corpus; 0 leaves them out (an ablation).")
