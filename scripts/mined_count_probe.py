@@ -1,6 +1,6 @@
 """Issue 27, item 5: does the ranker gain from more mined queries (every citing judgment of both corpora)?
 
-The shipped model mines 250 queries per long style (document, facts, facts-anon) per corpus (``--mined 250``).
+The model shipped before 2026-12-04 mined 250 queries per long style (document, facts, facts-anon) per corpus.
 This probe takes a training set built with more (``--mined 1000``: every citing judgment with a usable facts
 section) and cross-validates the shipped configuration trained on the first N mined queries per style, for each N
 asked (what ``--mined N`` would have mined: the same seeded order, so the first N are exactly those), all judged
