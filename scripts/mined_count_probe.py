@@ -31,22 +31,18 @@ def log(*parts: object) -> None:
 
 
 def mined_ids(data: Path, count: int) -> set[str]:
-    """The long-style query ids ``--mined count`` mines (the guard and the held keys as the build applies them)."""
+    """The long-style query ids ``--mined count`` mines (the build's own query order, guard and held keys)."""
     from ratio.cli.common import Context
     from ratio.cli.train_ranker import _corpus, guarded_texts
-    from search.citation_graph import load_graph
-    from search.training.ranker_data import Guard, holders, mine_queries
+    from search.training.ranker_build import training_queries
+    from search.training.ranker_data import Guard
 
     ctx = Context(None, None, None, True, "ratio")
     client = ctx.client()
     guard = Guard(guarded_texts(data)[0])
-    ids: set[str] = set()
-    for spec in (_corpus(ctx, c, data) for c in CORPORA):
-        refused = holders(client, spec.aliases["judgments"], guard)
-        graph = load_graph(client, spec.aliases["judgments"], by_parties=False)
-        ids |= {q.qid for q in mine_queries(client, dict(spec.aliases), graph, spec.prefix, count=count, seed=SEED,
-                                            skip=spec.held | refused.keys())}
-    return ids
+    return {q.qid for c in CORPORA
+            for q in training_queries(client, _corpus(ctx, c, data), guard, mined_per_style=count,
+                                      seed=SEED).queries if q.source in LONG}
 
 
 def main() -> None:

@@ -60,28 +60,23 @@ def log(*parts: object) -> None:
 # ---- the training queries' texts, rebuilt as build_dataset makes them (checked against the manifest's digests) ----
 
 def training_texts(data: Path, mined: int) -> dict[str, str]:
-    """qid -> text of every query the documented build with ``--mined mined`` makes (tuning, mined, typed), in the
-    same way."""
+    """qid -> text of every query the documented build with ``--mined mined`` makes (tuning, mined, typed), by the
+    build's own :func:`~search.training.ranker_build.training_queries`."""
     from ratio.cli.common import Context
     from ratio.cli.train_ranker import _corpus, guarded_texts
-    from search.citation_graph import load_graph
-    from search.training.ranker_build import typed_training
-    from search.training.ranker_data import Guard, holders, mine_queries
+    from search.training.ranker_build import training_queries
+    from search.training.ranker_data import Guard
     from search.training.typed import KINDS
 
     ctx = Context(None, None, None, True, "ratio")
     client = ctx.client()
     guard = Guard(guarded_texts(data)[0])
     texts: dict[str, str] = {}
-    for spec in (_corpus(ctx, c, data) for c in CORPORA):
-        refused = holders(client, spec.aliases["judgments"], guard)
-        graph = load_graph(client, spec.aliases["judgments"], by_parties=False)
-        mined = mine_queries(client, dict(spec.aliases), graph, spec.prefix, count=mined, seed=SEED,
-                             skip=spec.held | refused.keys())
-        mined += typed_training(client, spec, graph.cites, counts=dict.fromkeys(KINDS, 150), seed=SEED,
-                                refused=refused)
-        texts.update({q.qid: q.text for q in (*spec.tuning, *mined)})
-        log(spec.prefix, len(texts), "query texts")
+    for c in CORPORA:
+        part = training_queries(client, _corpus(ctx, c, data), guard, mined_per_style=mined, seed=SEED,
+                                typed=dict.fromkeys(KINDS, 150))
+        texts.update({q.qid: q.text for q in part.queries})
+        log(part.corpus.prefix, len(texts), "query texts")
     return texts
 
 

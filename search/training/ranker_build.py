@@ -26,13 +26,13 @@ import numpy as np
 from opensearchpy import OpenSearch
 
 from backends.encoders import Encoder
-from search.citation_graph import load_graph
+from search.citation_graph import CitationGraph, load_graph
 from search.ranking.rank import Ranker
 from search.training.ranker import Dataset, collect
 from search.training.ranker_data import Guard, TrainingQuery, holders, mine_queries
 from search.training.typed import read_records, typed_queries
 
-__all__ = ["Built", "CorpusSpec", "build_dataset", "labelled_queries"]
+__all__ = ["Built", "CorpusQueries", "CorpusSpec", "build_dataset", "labelled_queries", "training_queries"]
 
 LABEL_SOURCES = {  # where each source's relevant judgments come from (the manifest says it per query)
     "mined-document": "citation graph: the judgments the query's judgment cites",
@@ -143,6 +143,31 @@ def _without(queries: Iterable[TrainingQuery], refused: Mapping[str, str], built
     return out
 
 
+@dataclass(frozen=True)
+class CorpusQueries:
+    """One corpus's training queries before the guard's holders leave their labels, with what made them: the
+    holders refused and the citation graph (the features read the same graph)."""
+
+    corpus: CorpusSpec
+    queries: tuple[TrainingQuery, ...]
+    refused: dict[str, str]
+    graph: CitationGraph
+
+
+def training_queries(client: OpenSearch, corpus: CorpusSpec, guard: Guard, *, mined_per_style: int,
+                     seed: int = 13, typed: Mapping[str, int] | None = None) -> CorpusQueries:
+    """``corpus``'s tuning queries, then its mined long queries, then its typed queries, in the order the build
+    collects them. The one home of that order: the build and the lab probes that rebuild its query texts
+    (``scripts/``) both call it, so a probe's queries are the shipped build's by construction."""
+    refused = holders(client, corpus.aliases["judgments"], guard)
+    graph = load_graph(client, corpus.aliases["judgments"], by_parties=False)  # as Features.graph
+    mined = mine_queries(client, dict(corpus.aliases), graph, corpus.prefix, count=mined_per_style, seed=seed,
+                         skip=corpus.held | refused.keys()) if mined_per_style > 0 else []
+    if typed and any(typed.values()):
+        mined += typed_training(client, corpus, graph.cites, counts=typed, seed=seed, refused=refused)
+    return CorpusQueries(corpus, (*corpus.tuning, *mined), refused, graph)
+
+
 def build_dataset(client: OpenSearch, corpora: Sequence[CorpusSpec], *, mined_per_style: int,
                   guarded: Mapping[str, str] | Sequence[str], seed: int = 13, typed: Mapping[str, int] | None = None,
                   progress: Callable[[TrainingQuery], None] | None = None) -> Built:
@@ -154,18 +179,13 @@ def build_dataset(client: OpenSearch, corpora: Sequence[CorpusSpec], *, mined_pe
     guard = Guard(guarded)
     built = Built(Dataset(), guarded=len(guard))
     for corpus in corpora:
-        refused = holders(client, corpus.aliases["judgments"], guard)
-        built.holders[corpus.prefix] = refused
-        graph = load_graph(client, corpus.aliases["judgments"], by_parties=False)  # as Features.graph
-        mined = mine_queries(client, dict(corpus.aliases), graph, corpus.prefix, count=mined_per_style, seed=seed,
-                             skip=corpus.held | refused.keys()) if mined_per_style > 0 else []
-        if typed and any(typed.values()):
-            mined += typed_training(client, corpus, graph.cites, counts=typed, seed=seed, refused=refused)
-        queries = _without([*corpus.tuning, *mined], refused, built)
+        part = training_queries(client, corpus, guard, mined_per_style=mined_per_style, seed=seed, typed=typed)
+        built.holders[corpus.prefix] = part.refused
+        queries = _without(part.queries, part.refused, built)
         built.queries += queries
         built.label_sources.update({q.source: corpus.labels for q in corpus.tuning})
-        ranker = Ranker(client, corpus.aliases, None, graph=graph)  # features only: no model needed
-        part = collect(queries, {corpus.prefix: ranker}, vectors=_vectors(corpus.encoder), progress=progress)
-        built.dataset.extend(part)
+        ranker = Ranker(client, corpus.aliases, None, graph=part.graph)  # features only: no model needed
+        features = collect(queries, {corpus.prefix: ranker}, vectors=_vectors(corpus.encoder), progress=progress)
+        built.dataset.extend(features)
     built.label_sources.update(LABEL_SOURCES)
     return built
