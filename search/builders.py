@@ -247,11 +247,12 @@ def knn_query(request: SearchRequest, vector: list[float]) -> Body:
     return {"knn": {VECTOR_FIELD: knn}}
 
 
+SCORE_ORDER = [{"_score": "desc"}, {"chunk_id": "asc"}]  # ties broken by chunk id: every page in one order
+WINDOW_SIZE = 10_000  # the most hits one search returns (max_result_window's default): a whole hybrid window
+
+
 def _page(request: SearchRequest, body: Body, facets: bool = True) -> Body:
     body = {"size": request.candidates, "_source": {"excludes": SOURCE_EXCLUDES}, **body}
-    if request.search_after is not None:
-        body["sort"] = [{"_score": "desc"}, {"chunk_id": "asc"}]
-        body["search_after"] = list(request.search_after)
     if facets and request.facets:
         body["aggs"] = facet_aggregations()
     return body
@@ -259,25 +260,39 @@ def _page(request: SearchRequest, body: Body, facets: bool = True) -> Body:
 
 # ---------------------------------------------------------------- bodies
 
-def hybrid_body(request: SearchRequest, vector: list[float]) -> Body:
+def hybrid_body(request: SearchRequest, vector: list[float], *, whole_window: bool = False) -> Body:
     """The server-side fusion body: ``hybrid`` at the top level, BM25 first, k-NN second.
 
-    ``pagination_depth`` (2.19+) is fixed at ``candidates`` so pages drawn from it stay stable.
+    ``pagination_depth`` (2.19+) is fixed at ``candidates`` so pages drawn from it stay stable: the fused scores
+    depend on that depth alone, not on ``size``. A hybrid query takes no tie-break sort (the server refuses
+    ``_score`` beside another criterion), so a ``search_after`` key is applied to the fused window by the caller
+    (:class:`search.chunk_search.ChunkSearch`): ``whole_window`` asks for every hit of the window.
     """
+    if request.search_after is not None:
+        raise ValueError("a hybrid body pages inside its window: apply search_after to the fused hits")
     hybrid = {"queries": [bm25_query(request), knn_query(request, vector)], "pagination_depth": request.candidates}
-    return _page(request, {"query": {"hybrid": hybrid}})
+    body = _page(request, {"query": {"hybrid": hybrid}})
+    if whole_window:
+        body["size"] = WINDOW_SIZE
+    return body
 
 
 def bm25_body(request: SearchRequest) -> Body:
     """BM25 alone, with the same filters and role mode: one list for client-side fusion, or the whole
-    search when there is no text to embed."""
-    return _page(request, {"query": bm25_query(request)})
+    search when there is no text to embed. Sorted by score then chunk id, so a ``search_after`` key (the last
+    hit's score and chunk id) continues exactly the list the first page began."""
+    body = {**_page(request, {"query": bm25_query(request)}), "sort": SCORE_ORDER}
+    if request.search_after is not None:
+        body["search_after"] = list(request.search_after)
+    return body
 
 
 def knn_body(request: SearchRequest, vector: list[float]) -> Body:
     """k-NN alone, with the same filters (and role filter): the other list for client-side fusion. No
     facets here: over k neighbours they would count a fixed-size sample, not the matches."""
-    return _page(request, {"query": knn_query(request, vector)}, facets=False)
+    if request.search_after is not None:
+        raise ValueError("a k-NN list is fused whole: apply search_after to the fused hits")
+    return {**_page(request, {"query": knn_query(request, vector)}, facets=False), "sort": SCORE_ORDER}
 
 
 def highlight_body(request: SearchRequest, chunk_ids: list[str]) -> Body:

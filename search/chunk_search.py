@@ -10,7 +10,7 @@ path, the evaluation's fusion systems and the answer loop do.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from opensearchpy import NotFoundError, OpenSearch
@@ -24,10 +24,20 @@ from search.records import ChunkHit, by_id
 from search.request import RoleMode, SearchRequest
 from search.syntax import as_plain_text, parse_query
 
-__all__ = ["PIPELINES", "ChunkSearch"]
+__all__ = ["PIPELINES", "ChunkSearch", "after"]
 
 PIPELINES = {method: mappings.HYBRID_PIPELINES[method.value] for method in FusionMethod}
 Chunks = tuple[list[ChunkHit], str, dict[str, Any]]  # fused hits in score order, how they were fused, aggregations
+
+
+def after(hits: list[ChunkHit], key: Sequence[object] | None, size: int) -> list[ChunkHit]:
+    """The first ``size`` of ``hits`` in score order, ties by chunk id, that come after ``key`` (a hit's score and
+    chunk id; None: from the top)."""
+    ordered = sorted(hits, key=lambda hit: (-hit.score, hit.chunk_id))
+    if key is not None:
+        score, chunk_id = float(key[0]), str(key[1])
+        ordered = [hit for hit in ordered if (-hit.score, hit.chunk_id) > (-score, chunk_id)]
+    return ordered[:size]
 
 
 class ChunkSearch:
@@ -82,25 +92,31 @@ class ChunkSearch:
         return int(bucket["doc_count"]), {b["key"]: b["doc_count"] for b in bucket["roles"]["buckets"]}
 
     def chunks(self, request: SearchRequest) -> Chunks:
-        """Fused chunk hits in score order, how they were fused, and the raw aggregations."""
+        """Fused chunk hits in score order (ties by chunk id), how they were fused, and the raw aggregations.
+
+        A ``search_after`` key pages on: BM25 alone pages on the server (sorted by score, then chunk id); a fused
+        list is a window (``candidates`` per sub-query), so its key picks the hits after it inside that window."""
         index = self.aliases["chunks"]
         if request.query is None:
             response = self.client.search(index=index, body=bm25_body(request))
             return ChunkHit.from_response(response), "bm25", response.get("aggregations", {})
-        vector = self.vector(request)
-        if self._server_fuses(request):
-            pipeline = PIPELINES[request.fusion]
-            response = self.client.search(index=index, body=hybrid_body(request, vector),
+        key = request.search_after
+        window = dataclasses.replace(request, search_after=None)
+        vector = self.vector(window)
+        if self._server_fuses(window):
+            pipeline = PIPELINES[window.fusion]
+            response = self.client.search(index=index, body=hybrid_body(window, vector, whole_window=key is not None),
                                           params={"search_pipeline": pipeline})
-            return ChunkHit.from_response(response), f"server:{pipeline}", response.get("aggregations", {})
-        bm25 = self.client.search(index=index, body=bm25_body(request))
-        knn = self.client.search(index=index, body=knn_body(request, vector))
-        lists = [ChunkHit.from_response(bm25), ChunkHit.from_response(knn)]
-        found = by_id(lists)
-        fused = fuse([[(h.chunk_id, h.score) for h in hits] for hits in lists],
-                     request.fusion, weights=request.weights, rank_constant=request.rank_constant)
-        return ([found[hit.id].rescored(hit.score) for hit in fused], f"client:{request.fusion.value}",
-                bm25.get("aggregations", {}))
+            hits, fusion = ChunkHit.from_response(response), f"server:{pipeline}"
+        else:
+            response = self.client.search(index=index, body=bm25_body(window))
+            knn = self.client.search(index=index, body=knn_body(window, vector))
+            lists = [ChunkHit.from_response(response), ChunkHit.from_response(knn)]
+            found = by_id(lists)
+            fused = fuse([[(h.chunk_id, h.score) for h in hits] for hits in lists], window.fusion,
+                         weights=window.weights, rank_constant=window.rank_constant, limit=len(found))  # all: a window
+            hits, fusion = [found[hit.id].rescored(hit.score) for hit in fused], f"client:{window.fusion.value}"
+        return after(hits, key, request.candidates), fusion, response.get("aggregations", {})
 
     def expanded_chunks(self, request: SearchRequest, issues: tuple[str, ...]) -> Chunks:
         """The request's chunks, fused by RRF with those of each issue searched as plain text with the

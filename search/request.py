@@ -17,7 +17,9 @@ beside the judgments (the LLM's parametric provisions as queries when expanded, 
 
 Paging. ``candidates`` chunks are fetched per sub-query (k for k-NN, ``pagination_depth`` for hybrid) and
 rolled up to judgments; ``page`` and ``size`` count judgments inside that window, which stays fixed while
-paging so pages do not shift. Past the window, pass ``search_after`` (the last hit's sort values).
+paging so pages do not shift. ``search_after`` (the last chunk's score and chunk id) pages the chunk list in score
+order, ties by chunk id: without bound for BM25 alone, and for a fused list on to the end of its window (the
+``candidates`` of each sub-query fused: up to twice as many chunks).
 
 Sort. ``sort`` other than ``relevance`` orders every matching judgment by a field (:mod:`search.sorting`); ``page``
 then counts in that whole list, not in the ranked window. A filter-only search has no words to rank by, so
@@ -125,6 +127,9 @@ class SearchRequest:
                      llm_rerank=self.llm_rerank, llm_rerank_deadline=self.llm_rerank_deadline)
         if self.search_after is not None and self.page != 1:
             raise BadValueError("use either page or search_after, not both")
+        if self.search_after is not None and (len(self.search_after) != 2 or isinstance(self.search_after[0], bool)
+                                              or not isinstance(self.search_after[0], (int, float))):
+            raise BadValueError(f"search_after is the last chunk's score and chunk id, not {list(self.search_after)}")
         if len(self.weights) != 2 or any(w < 0 for w in self.weights) or abs(sum(self.weights) - 1) > 1e-6:
             raise BadValueError(f"weights are (bm25, vector), non-negative and summing to 1, not {self.weights}")
         if self.rank_constant < 1:

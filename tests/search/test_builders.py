@@ -53,8 +53,10 @@ CASES = {
     "hybrid_filter_filters": lambda: hybrid_body(
         SearchRequest.from_query(f"role:ratio dowry death {FILTERS}", facets=False), VECTOR),
     "hybrid_facets": lambda: hybrid_body(SearchRequest.from_query("murder", role_mode="off"), VECTOR),
-    "hybrid_search_after": lambda: hybrid_body(
-        SearchRequest.from_query("murder", role_mode="off", facets=False, search_after=[0.5, "J1:3"]), VECTOR),
+    "hybrid_whole_window": lambda: hybrid_body(
+        SearchRequest.from_query("murder", role_mode="off", facets=False), VECTOR, whole_window=True),
+    "bm25_search_after": lambda: bm25_body(
+        SearchRequest.from_query("murder", role_mode="off", facets=False, search_after=[0.5, "J1:3"])),
     "client_bm25_filter": lambda: bm25_body(
         SearchRequest.from_query(f"role:ratio dowry {FILTERS}", facets=False, fusion="rrf")),
     "client_knn_filter": lambda: knn_body(

@@ -62,6 +62,8 @@ def test_filter_only_search() -> None:
     ("bail", {"page": 11}, BadValueError, "raise candidates or use search_after"),
     ("bail", {"candidates": 20_000}, BadValueError, "candidates"),
     ("bail", {"search_after": [1.0, "c1"], "page": 2}, BadValueError, "not both"),
+    ("bail", {"search_after": [1.0]}, BadValueError, "score and chunk id"),
+    ("bail", {"search_after": ["c1", 1.0]}, BadValueError, "score and chunk id"),
     ("bail", {"weights": (0.5, 0.6)}, BadValueError, "summing to 1"),
     ("bail", {"rank_constant": 0}, BadValueError, "rank_constant"),
     ("bail", {"rerank_top": 0}, BadValueError, "rerank_top"),
