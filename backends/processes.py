@@ -22,7 +22,9 @@ _PROC = Path("/proc")
 
 def stop_group(process: subprocess.Popen, timeout: float = 60.0) -> None:
     """Stop a server started with ``start_new_session=True`` and all its workers: SIGINT to the whole group (a
-    graceful shutdown, so its log ends cleanly), SIGKILL if it has not exited within ``timeout`` seconds."""
+    graceful shutdown, so its log ends cleanly), SIGKILL if it has not exited within ``timeout`` seconds. A member
+    still there once the leader has gone (one that ignores SIGINT, or one the leader never waited for) is killed
+    too, so no worker outlives its server."""
     with contextlib.suppress(ProcessLookupError):  # the group may have gone already (a server that failed)
         os.killpg(process.pid, signal.SIGINT)
     try:
@@ -30,6 +32,9 @@ def stop_group(process: subprocess.Popen, timeout: float = 60.0) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(10)
+    # the group id stays the leader's while any member lives, so this reaches only members left behind
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,23 @@ def test_a_group_is_measured_whole_and_stopped_whole() -> None:
     wait_for(lambda: group_memory(leader.pid).processes == 0, 30, "the worker to have stopped with its leader")
 
 
+# a leader that starts a worker deaf to SIGINT and returns at once on SIGINT, leaving it behind
+ORPHANING = (_ON_SIGINT + "import subprocess, sys, time\n"
+             "subprocess.Popen([sys.executable, '-c', 'import signal, time; "
+             "signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(120)'])\n"
+             "time.sleep(120)\n")
+
+
+def test_a_worker_deaf_to_sigint_does_not_outlive_its_leader() -> None:
+    leader = subprocess.Popen([sys.executable, "-c", ORPHANING], start_new_session=True)
+    try:
+        wait_for(lambda: group_memory(leader.pid).processes == 2, 30, "the leader and its worker in the group")
+    finally:
+        stop_group(leader, timeout=30)
+    assert leader.returncode is not None  # the leader went on SIGINT, well before the timeout's SIGKILL
+    wait_for(lambda: group_memory(leader.pid).processes == 0, 30, "the deaf worker to have been killed")
+
+
 def test_a_group_of_nobody_has_no_memory() -> None:
     gone = subprocess.Popen([sys.executable, "-c", "pass"], start_new_session=True)
     gone.wait(30)
