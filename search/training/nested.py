@@ -19,11 +19,13 @@ values in every fold, and the report says which were judged.
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from backends.processes import exit_with_parent
 from search.evaluate.metrics import Comparison, Evaluation, compare
 from search.training.ranker import Dataset, RankerParams, fold_sets, held_out, summarise
 from search.training.selection import (
@@ -121,7 +123,8 @@ def nested(dataset: Dataset, params: RankerParams | None = None, *, folds: int =
             progress(index, configuration)
         runs = [configuration] if configuration == SHIPPED else [configuration, SHIPPED]
         jobs = [(*derive(outer, params, c), c.drop_groups) for c in runs]
-        with ProcessPoolExecutor(max(1, min(workers, len(jobs))), mp_context=context) as pool:
+        with ProcessPoolExecutor(max(1, min(workers, len(jobs))), mp_context=context,
+                                 initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
             scores = list(pool.map(held_out, [j[0] for j in jobs], [held] * len(jobs), [j[1] for j in jobs],
                                    [j[2] for j in jobs]))
         mine = [(q, s, r) for q, s, r in zip(held.qids, held.sources, scores[0], strict=True)]

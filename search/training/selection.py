@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from backends.processes import exit_with_parent
 from search.ranking.features import GROUPS
 from search.training.anonymise import ANON_SOURCE
 from search.training.folds import Folds, assign, corpus_of
@@ -321,7 +323,8 @@ def select(dataset: Dataset, params: RankerParams | None = None, *, folds: int =
 
     if workers > 1:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=context) as pool, \
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=exit_with_parent,
+                                 initargs=(os.getpid(),)) as pool, \
                 ThreadPoolExecutor(len(configurations)) as threads:
             try:
                 variants = list(threads.map(lambda c: run(c, pool), configurations))

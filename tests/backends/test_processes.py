@@ -3,8 +3,10 @@ the workers it started), as ``ratio bench scale`` and the server tests rely on."
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 from backends.processes import group_memory, stop_group
 from tests.waiting import wait_for
@@ -54,3 +56,54 @@ def test_a_group_of_nobody_has_no_memory() -> None:
     gone.wait(30)
     assert group_memory(gone.pid).processes == 0
     stop_group(gone)  # a group that has gone already: nothing to stop, no error
+
+
+# a parent that starts a pool of two workers, waits until each is blocked in a task, prints their ids and waits
+# to be killed
+POOL_PARENT = """
+import os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from backends.processes import exit_with_parent
+
+def task(folder):
+    open(os.path.join(folder, str(os.getpid())), "w").close()  # started: the initializer ran before
+    time.sleep(120)
+
+if __name__ == "__main__":
+    pool = ProcessPoolExecutor(2, mp_context=get_context("spawn"), initializer=exit_with_parent,
+                               initargs=(os.getpid(),))
+    futures = [pool.submit(task, sys.argv[1]) for n in range(3)]
+    while len(os.listdir(sys.argv[1])) < 2:  # both workers inside a task, blocked there
+        time.sleep(0.05)
+    print(" ".join(sorted(os.listdir(sys.argv[1]))), flush=True)
+    time.sleep(120)
+"""
+
+
+def test_pool_workers_end_when_their_parent_is_killed(tmp_path) -> None:
+    """A SIGKILLed parent (a scheduler's kill, an OOM) runs no cleanup: its workers must end on their own."""
+    script = tmp_path / "pool_parent.py"
+    script.write_text(POOL_PARENT)
+    root = str(Path(__file__).resolve().parents[2])
+    started = tmp_path / "started"
+    started.mkdir()
+    parent = subprocess.Popen([sys.executable, str(script), str(started)], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": root}, start_new_session=True)
+    try:
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(workers) == 2 and all("sleeping" in _state(pid) or "running" in _state(pid) for pid in workers)
+        parent.kill()
+        parent.wait(30)
+        wait_for(lambda: not any(Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid) for pid in workers),
+                 30, "the orphaned workers to have ended")
+    finally:
+        stop_group(parent, timeout=5)
+
+
+def _state(pid: int) -> str:
+    try:
+        return next((line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                     if line.startswith("State:")), "").lower()
+    except OSError:
+        return "gone zombie"
