@@ -88,20 +88,35 @@ def test_client_explains_lazily_with_its_llm(opensearch_settings, aliases, encod
     assert written.method == f"llm:{small_llm.name}" or (written.note and written.text == extractive.text)
 
 
-def test_cli_search_with_llm_expansion_and_explanations(opensearch_settings, aliases, small_gguf, tmp_path) -> None:
+def test_cli_search_with_llm_expansion_and_explanations(opensearch_settings, aliases, encoder, small_llm,
+                                                        tmp_path) -> None:
+    """The CLI's local LLM, named as the session's, asks exactly what the library asks for the same search: the
+    library's run fills an answer cache (from the session's answers, so the model runs once per session for
+    both), and the CLI, pointed at that cache, finds every answer there and prints them."""
+    import sqlite3
+
     from click.testing import CliRunner
 
+    from backends.llm import SMALL_LLM
+    from ratio import Client
     from ratio.cli import cli
 
     prefix = aliases["chunks"].removesuffix("-chunks")
-    env = {"RATIO_LLM": "local", "RATIO_LLM_MODEL": str(small_gguf), "RATIO_CACHE": str(tmp_path)}
+    cache = tmp_path / "llm-answers.sqlite"
+    library = Client(opensearch_settings.url, prefix=prefix, encoder=encoder, llm=CachedLLM(small_llm, cache))
+    expected = library.run(SearchRequest.from_query(FACTS, size=3, expand="issues,provisions", explain=True,
+                                                    explain_top=1))
+    rows = sqlite3.connect(cache).execute("SELECT count(*) FROM answers").fetchone()[0]
+    assert expected.expansion.issues and rows >= 2
+    env = {"RATIO_LLM": "local", "RATIO_LLM_MODEL": SMALL_LLM, "RATIO_CACHE": str(tmp_path)}
     args = ["--url", opensearch_settings.url, "--prefix", prefix, "search", FACTS, "--size", "3", "--expand",
             "issues", "--expand", "provisions", "--explain", "--explain-top", "1"]
     result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "searched also for the issues: " in result.output and "provisions:" in result.output
     assert "1. " in result.output and "3. " in result.output
-    assert (tmp_path / "llm-answers.sqlite").is_file()
+    assert all(issue in result.output for issue in expected.expansion.issues)
+    assert sqlite3.connect(cache).execute("SELECT count(*) FROM answers").fetchone()[0] == rows  # nothing new asked
     refused = CliRunner().invoke(cli, args, env={**env, "RATIO_LLM": "http", "RATIO_LLM_URL": ""})
     assert refused.exit_code != 0 and "an http LLM needs a URL" in refused.output
 
