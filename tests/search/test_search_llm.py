@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+from pathlib import Path
 
 from opensearchpy import OpenSearch
 
@@ -93,8 +95,6 @@ def test_cli_search_with_llm_expansion_and_explanations(opensearch_settings, ali
     """The CLI's local LLM, named as the session's, asks exactly what the library asks for the same search: the
     library's run fills an answer cache (from the session's answers, so the model runs once per session for
     both), and the CLI, pointed at that cache, finds every answer there and prints them."""
-    import sqlite3
-
     from click.testing import CliRunner
 
     from backends.llm import SMALL_LLM
@@ -106,7 +106,7 @@ def test_cli_search_with_llm_expansion_and_explanations(opensearch_settings, ali
     library = Client(opensearch_settings.url, prefix=prefix, encoder=encoder, llm=CachedLLM(small_llm, cache))
     expected = library.run(SearchRequest.from_query(FACTS, size=3, expand="issues,provisions", explain=True,
                                                     explain_top=1))
-    rows = sqlite3.connect(cache).execute("SELECT count(*) FROM answers").fetchone()[0]
+    rows = _answers(cache)
     assert expected.expansion.issues and rows >= 2
     env = {"RATIO_LLM": "local", "RATIO_LLM_MODEL": SMALL_LLM, "RATIO_CACHE": str(tmp_path)}
     args = ["--url", opensearch_settings.url, "--prefix", prefix, "search", FACTS, "--size", "3", "--expand",
@@ -116,7 +116,7 @@ def test_cli_search_with_llm_expansion_and_explanations(opensearch_settings, ali
     assert "searched also for the issues: " in result.output and "provisions:" in result.output
     assert "1. " in result.output and "3. " in result.output
     assert all(issue in result.output for issue in expected.expansion.issues)
-    assert sqlite3.connect(cache).execute("SELECT count(*) FROM answers").fetchone()[0] == rows  # nothing new asked
+    assert _answers(cache) == rows  # nothing new asked
     refused = CliRunner().invoke(cli, args, env={**env, "RATIO_LLM": "http", "RATIO_LLM_URL": ""})
     assert refused.exit_code != 0 and "an http LLM needs a URL" in refused.output
 
@@ -142,8 +142,6 @@ def test_benchmark_measures_the_llm_steps(client: OpenSearch, aliases, encoder, 
 
 def test_index_command_refines_summaries_with_the_llm(opensearch_settings, client: OpenSearch, layout, small_gguf,
                                                       tmp_path) -> None:
-    from pathlib import Path
-
     from click.testing import CliRunner
 
     from ratio.cli import cli
@@ -159,3 +157,11 @@ def test_index_command_refines_summaries_with_the_llm(opensearch_settings, clien
     methods = {summary["provenance"][field].get("method") for field in ("facts", "legal_issues")}
     refusals = [summary["provenance"][field].get("llm_refused") for field in ("facts", "legal_issues")]
     assert any(m and m.startswith("llm:") for m in methods) or all(refusals)
+
+
+def _answers(cache: Path) -> int:
+    """How many answers the LLM cache at ``cache`` holds."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(cache)) as db:
+        return int(db.execute("SELECT count(*) FROM answers").fetchone()[0])
