@@ -56,13 +56,15 @@ from indexer.writer import BulkWriter
 from legal.citations import canonical_case_name
 
 __all__ = ["MARK", "ScaleGrowth", "ScalePlan", "ScalePrefixError", "copy_id", "drop_scale_corpus",
-           "grow_scale_corpus", "plan_scale"]
+           "grow_scale_corpus", "plan_scale", "watermark_margin"]
 
 MARK = "ratio_scale"  # the key in a scale index's mapping _meta: {"source": prefix, "seed": seed}
 SIZE = "ratio_scale_size"  # the judgments index's _meta: the size the last complete call reached
 KINDS = ("judgments", "chunks", "provisions")
-MARGIN_BYTES = 10 * 1024**3
+WATERMARK = "cluster.routing.allocation.disk.watermark.low"  # the free space a plan leaves the node
 HEADROOM = 1.3  # merges and translog need room beyond the store
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(b|kb?|mb?|gb?|tb?|pb?)\s*$", re.IGNORECASE)
+_UNITS = {"b": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 _SHIFT_DAYS = 3650
 _FIRST, _LAST = dt.date(1950, 1, 1), dt.date(2025, 12, 31)
 _META_FIELDS = ["judgment_id", "title", "parties", "citations", "decision_date", "cited_judgments"]
@@ -85,9 +87,10 @@ class ScalePlan:
     bytes_per_judgment: float  # the source's judgments and chunks stores (primaries) per judgment
     needed_bytes: int  # for the judgments the prefix does not hold yet
     free_bytes: int
-    fits: bool  # needed * HEADROOM + MARGIN_BYTES <= free
+    fits: bool  # needed * HEADROOM + margin <= free
     reason: str
     existing: int = 0  # judgments the prefix holds already
+    margin_bytes: int = 0  # the free space the node's low disk watermark holds back on that disk
 
 
 @dataclass(frozen=True)
@@ -175,9 +178,36 @@ def _count(client: OpenSearch, alias: str) -> int:
     return int(client.count(index=alias)["count"])
 
 
+def watermark_margin(setting: str, total_bytes: int) -> int:
+    """The free space a disk watermark holds back on a disk of ``total_bytes``: an absolute value (``2gb``, Ratio's
+    own nodes) as it is, a used share (``85%`` or ``0.85``, OpenSearch's default) as the rest of the disk."""
+    text = setting.strip()
+    if text.endswith("%"):
+        return max(round(total_bytes * (1 - float(text[:-1]) / 100)), 0)
+    match = _SIZE.match(text)
+    if match:
+        return int(float(match.group(1)) * _UNITS[match.group(2)[0].lower()])
+    try:
+        share = float(text)
+    except ValueError:
+        raise ValueError(f"disk watermark {setting!r} is neither a size nor a share of the disk") from None
+    return max(round(total_bytes * (1 - share)), 0)
+
+
+def _node_margin(client: OpenSearch, total_bytes: int) -> tuple[int, str]:
+    """The margin a plan keeps free, and the watermark it comes from: past the low watermark the node places no
+    more replicas or new shards, so a scale corpus that crossed it would change the cluster it measures. It is the
+    node's setting, not a fixed size, so a small disk with room for a small step is not refused."""
+    settings = client.cluster.get_settings(include_defaults=True, flat_settings=True)
+    value = next((settings.get(part, {}).get(WATERMARK) for part in ("transient", "persistent", "defaults")
+                  if settings.get(part, {}).get(WATERMARK) is not None), "85%")
+    return watermark_margin(str(value), total_bytes), str(value)
+
+
 def plan_scale(client: OpenSearch, *, source_prefix: str, prefix: str, judgments: int, data_path: Path) -> ScalePlan:
     """Size a scale corpus before growing it: the source's store per judgment times the judgments still to add,
-    against the free disk of ``data_path`` (the node's data folder), with headroom for merges and a margin."""
+    against the free disk of ``data_path`` (the node's data folder), with headroom for merges and the free space
+    the node's low disk watermark holds back."""
     _layout(prefix, source_prefix)
     source = IndexLayout(source_prefix)
     stats = client.indices.stats(index=f"{source.alias('judgments')},{source.alias('chunks')}", metric="store")
@@ -188,18 +218,21 @@ def plan_scale(client: OpenSearch, *, source_prefix: str, prefix: str, judgments
     if _check_marks(client, prefix, None):
         existing = _count(client, IndexLayout(prefix).alias("judgments"))
     needed = int(per * max(judgments - existing, 0))
-    free = shutil.disk_usage(data_path).free
-    want = int(needed * HEADROOM) + MARGIN_BYTES
+    disk = shutil.disk_usage(data_path)
+    free = disk.free
+    margin, watermark = _node_margin(client, disk.total)
+    want = int(needed * HEADROOM) + margin
     fits = count > 0 and want <= free
     gib = 1024**3
     if count == 0:
         reason = f"the source {source_prefix!r} holds no judgments"
     else:
         reason = (f"{judgments:,} judgments ({existing:,} there) need {needed / gib:.1f} GiB at "
-                  f"{per / 1024:.0f} KiB a judgment; with x{HEADROOM} and {MARGIN_BYTES // gib} GiB margin "
-                  f"{want / gib:.1f} GiB of {free / gib:.1f} GiB free at {data_path}: "
+                  f"{per / 1024:.0f} KiB a judgment; with x{HEADROOM} and {margin / gib:.1f} GiB kept free (the "
+                  f"node's low disk watermark, {watermark}): {want / gib:.1f} GiB of {free / gib:.1f} GiB free at "
+                  f"{data_path}: "
                   + ("fits" if fits else "does not fit"))
-    return ScalePlan(source_prefix, prefix, judgments, per, needed, free, fits, reason, existing)
+    return ScalePlan(source_prefix, prefix, judgments, per, needed, free, fits, reason, existing, margin)
 
 
 def drop_scale_corpus(client: OpenSearch, prefix: str) -> list[str]:

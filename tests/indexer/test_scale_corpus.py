@@ -23,6 +23,7 @@ from indexer.scale import (
     drop_scale_corpus,
     grow_scale_corpus,
     plan_scale,
+    watermark_margin,
 )
 from legal.citations import canonical_case_name
 from search.citation_graph import load_graph
@@ -216,6 +217,20 @@ def test_plan_refuses_a_size_that_does_not_fit(client: OpenSearch, source: dict[
     assert huge.free_bytes > 0 and huge.needed_bytes > huge.free_bytes
     small = plan_scale(client, source_prefix=source["prefix"], prefix=prefix, judgments=2, data_path=tmp_path)
     assert small.needed_bytes < huge.needed_bytes
-    assert small.fits == (small.needed_bytes * 1.3 + 10 * 1024**3 <= small.free_bytes)
+    assert small.margin_bytes == 2 * 1024**3  # the low watermark of the node Ratio starts (2gb), not a fixed size
+    assert small.fits == (small.needed_bytes * 1.3 + small.margin_bytes <= small.free_bytes)
     with pytest.raises(ScalePrefixError):
         plan_scale(client, source_prefix=source["prefix"], prefix="ratio-x", judgments=2, data_path=tmp_path)
+
+
+@pytest.mark.parametrize(("setting", "margin"), [
+    ("2gb", 2 * 1024**3), ("512mb", 512 * 1024**2), ("1.5g", int(1.5 * 1024**3)), ("100B", 100),
+    ("85%", 150 * 1024**3), ("0.9", 100 * 1024**3), ("100%", 0),
+])
+def test_the_margin_is_what_the_low_watermark_keeps_free(setting: str, margin: int) -> None:
+    assert watermark_margin(setting, 1000 * 1024**3) == margin  # a share of a 1000 GiB disk leaves the rest
+
+
+def test_a_watermark_that_is_no_size_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="'lots'"):
+        watermark_margin("lots", 1024)
