@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from backends.opensearch.indices import IndexLayout
 from ratio.cli import cli
 from search.ranking.features import FEATURES
 from search.ranking.groups import DECLARED
@@ -215,15 +214,19 @@ def test_the_cli_scores_the_mined_facts_by_default(tmp_path: Path, flags: tuple[
     assert ("MAP mined-facts" in result.output) == bool(validated)
 
 
-def test_typed_training_ids_name_the_judgment_they_were_drawn_from(client) -> None:
-    """On the real AILA corpus: a topic query's judgment is the one left out of its ranking; a title, short form,
-    party or citation query's judgment is among its relevant ones; a provision names none."""
-    corpus = CorpusSpec("ratio", IndexLayout("ratio").aliases(), None)  # type: ignore[arg-type]  # no features
-    cites = {f"C{n}": [f"C{n + 1}", f"C{n + 2}"] for n in range(1, 2914)}
+def test_typed_training_ids_name_the_judgment_they_were_drawn_from(client, aliases) -> None:
+    """On the sample corpus (18 AILA judgments, indexed by the session): a topic query's judgment is the one left out
+    of its ranking; a title, short form, party or citation query's judgment is among its relevant ones; a provision
+    names none."""
+    corpus = CorpusSpec("ratio", aliases, None)  # type: ignore[arg-type]  # no features
+    ids = sorted(hit["_id"] for hit in client.search(index=aliases["judgments"], body={"size": 100, "_source": False})
+                 ["hits"]["hits"])
+    assert len(ids) == 18
+    cites = {judgment: [ids[(n + 1) % 18], ids[(n + 2) % 18]] for n, judgment in enumerate(ids)}
     found = typed_training(client, corpus, cites, counts=dict.fromkeys(("title", "party", "provision", "topic"), 3),
                            seed=5, refused=())
     kinds = {q.source for q in found}
-    assert {"mined-title", "mined-provision"} <= kinds
+    assert kinds == {"mined-title", "mined-party", "mined-provision", "mined-topic"} and len(found) == 12
     for query in found:
         judgment = source_judgment(query.qid)
         if query.source == "mined-provision":
