@@ -269,7 +269,12 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
         if cv_nested:
             _nested(dataset, cv_folds, cv_nested, cv_choices or None, cv_out, cv_workers, seed, validate, cv_cap)
             return
-        _select(dataset, cv_folds, () if split == "all" else cv_choices or None, cv_out, cv_workers, seed,
+        whole = split == "all" or any(s.endswith("-all") for s in dataset.sources)  # built or saved so
+        if whole and cv_choices:
+            raise click.UsageError("this training set labels reported queries (--split all): a choice is judged on "
+                                   "tuning queries only (build one without --split all), so it cross-validates "
+                                   "the shipped configuration alone, or each fold's own choice with --cv-nested")
+        _select(dataset, cv_folds, () if whole else cv_choices or None, cv_out, cv_workers, seed,
                 validate, cv_cap,
                 {"--no-tuning": no_tuning, "--no-mined": no_mined, "--typed 0": typed_per_kind == 0,
                  "--drop-group": bool(drop), "--tuning-repeat": tuning_repeat != SHIPPED.tuning_repeat})

@@ -79,3 +79,8 @@ def test_reported_queries_only_ever_cross_validate(tmp_path: Path) -> None:
                                      str(tmp_path / "m")])
     assert again.exit_code == 2 and "only cross-validates" in again.output
     assert not (tmp_path / "m").exists()
+    # a choice judged on it would choose on reported queries: refused, however the set was made
+    judged = CliRunner().invoke(cli, ["train", "ranker", "--dataset", str(tmp_path / "all.npz"), "--cv", "2",
+                                      "--cv-choice", "leaves", "--cv-out", str(tmp_path / "cv")])
+    assert judged.exit_code == 2 and "tuning queries only" in judged.output
+    assert not (tmp_path / "cv").exists()
