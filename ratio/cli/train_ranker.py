@@ -48,6 +48,7 @@ from search.training.selection import (
     card_entry,
     labelled,
     markdown,
+    params_for,
     repeated,
     resolved,
     select,
@@ -280,7 +281,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                  "--drop-group": bool(drop), "--tuning-repeat": tuning_repeat != SHIPPED.tuning_repeat})
         return
     dataset = repeated(dataset, replace(SHIPPED, tuning_repeat=tuning_repeat))  # the copies (selection.repeated)
-    params = RankerParams(seed=seed)
+    params = params_for(RankerParams(seed=seed), SHIPPED)  # the LightGBM settings the selection chose
     booster, features, metrics = fit(dataset, params, drop_groups=drop)
     folder = out or settings.home_dir() / "models" / "ranker"
     save_model(folder, booster, features, name=name, params=params, metrics=metrics,

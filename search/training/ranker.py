@@ -45,6 +45,7 @@ class RankerParams:
     bagging_fraction: float = 0.8
     early_stopping: int = 40
     seed: int = 13
+    objective: str = "lambdarank"  # or "rank_xendcg" (search.training.selection's objective choice)
 
 
 @dataclass
@@ -233,7 +234,7 @@ def fit(dataset: Dataset, params: RankerParams | None = None, *, drop_groups: Se
     train, valid = _split(dataset, valid_share, params.seed)
     x_train, y_train, g_train = _matrix(train, columns)
     x_valid, y_valid, g_valid = _matrix(valid, columns)
-    config = {"objective": "lambdarank", "metric": "map", "eval_at": [100], "learning_rate": params.learning_rate,
+    config = {"objective": params.objective, "metric": "map", "eval_at": [100], "learning_rate": params.learning_rate,
               "num_leaves": params.leaves, "min_data_in_leaf": params.min_data_in_leaf,
               "feature_fraction": params.feature_fraction, "bagging_fraction": params.bagging_fraction,
               "bagging_freq": 1, "seed": params.seed, "deterministic": True, "force_row_wise": True,

@@ -79,13 +79,16 @@ class Configuration:
     mined_from: str = "all"  # whose mined queries: every corpus's, or one corpus's (its index prefix) only
     facts_repeat: int = 1  # copies of each mined facts query (and of its anonymised twin) in training; 0: none
     facts_only: bool = False  # a model of fact patterns' own: trained on them alone (fact_pattern)
-
+    min_data: int = 20  # LightGBM's min_data_in_leaf: the fewest candidates a leaf may hold
+    learning_rate: float = 0.05  # shrinkage; a slower rate gets proportionally more rounds (params_for)
+    objective: str = "lambdarank"  # LightGBM's ranking objective: "lambdarank" or "rank_xendcg"
 
     def values(self) -> dict[str, Any]:
         """The values as the card records them (the groups kept, not the ones dropped)."""
         return {"leaves": self.leaves, "tuning_repeat": self.tuning_repeat, "mined": self.mined, "typed": self.typed,
                 "groups": [g for g in GROUPS if g not in self.drop_groups], "anonymised": self.anonymised,
-                "mined_from": self.mined_from, "facts_repeat": self.facts_repeat, "facts_only": self.facts_only}
+                "mined_from": self.mined_from, "facts_repeat": self.facts_repeat, "facts_only": self.facts_only,
+                "min_data": self.min_data, "learning_rate": self.learning_rate, "objective": self.objective}
 
 
 SHIPPED = Configuration()  # the choices the shipped model makes; the table in TABLE justifies each
@@ -130,6 +133,12 @@ CHOICES = (
     Choice("facts-repeat", "facts_repeat", f"copies of each mined facts query in training ({FACTS}, and "
            f"{ANON_SOURCE} when trained on; ×0: none, scored only): weigh pasted fact patterns more, or not at all",
            (0, 3)),
+    Choice("min-data", "min_data", "the fewest candidates a tree's leaf may hold (LightGBM min_data_in_leaf): "
+           "smaller fits finer, larger smooths", (5, 100)),
+    Choice("learning-rate", "learning_rate", "the learning rate (shrinkage), with the rounds scaled to reach as far: "
+           "×2 the rounds at half the rate; early stopping on the validation queries as always", (0.025, 0.1)),
+    Choice("objective", "objective", "LightGBM's ranking objective: LambdaRank's pairwise gradients, or XE-NDCG's "
+           "listwise cross-entropy (rank_xendcg)", ("rank_xendcg",)),
     Choice("facts-model", "facts_only", "one model for every query, or one trained on fact patterns alone (the mined "
            f"ones and {', '.join(sorted(FACT_BENCHMARKS))}' tuning queries), as a search routing pasted fact patterns "
            "to a model of their own would use it: read its fact-pattern rows only", (True,)),
@@ -177,7 +186,17 @@ def derive(dataset: Dataset, params: RankerParams, configuration: Configuration)
         raise ValueError("the dataset's tuning queries are repeated already: the selection repeats them itself")
 
     out = dataset.subset(lambda i: trains_on(configuration, dataset.sources[i], dataset.qids[i]))
-    return repeated(out, configuration), replace(params, leaves=configuration.leaves)
+    return repeated(out, configuration), params_for(params, configuration)
+
+
+def params_for(params: RankerParams, configuration: Configuration) -> RankerParams:
+    """``params`` with the LightGBM settings ``configuration`` chooses (tree size, leaf size, rate, objective); a rate
+    below the base's gets the rounds to reach as far (half the rate, twice the rounds; early stopping still ends a
+    fit where its validation queries stop gaining). The one home of that mapping: the selection's variants and the
+    shipped training alike."""
+    rounds = max(params.trees, round(params.trees * params.learning_rate / configuration.learning_rate))
+    return replace(params, leaves=configuration.leaves, min_data_in_leaf=configuration.min_data,
+                   learning_rate=configuration.learning_rate, objective=configuration.objective, trees=rounds)
 
 
 def repeated(dataset: Dataset, configuration: Configuration) -> Dataset:
@@ -442,4 +461,5 @@ def _counts(counts: Mapping[str, int]) -> str:
 
 
 def _params(params: RankerParams) -> str:
-    return ", ".join(f"{k} {v}" for k, v in asdict(params).items() if k != "leaves")
+    chosen = ("leaves", "min_data_in_leaf", "learning_rate", "objective")  # a configuration's (params_for)
+    return ", ".join(f"{k} {v}" for k, v in asdict(params).items() if k not in chosen)

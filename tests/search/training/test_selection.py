@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from click.testing import CliRunner
 
 from ratio.cli import cli
 from search.ranking.features import FEATURES, GROUPS
-from search.training.ranker import Dataset, RankerParams
+from search.training.ranker import Dataset, RankerParams, fit
 from search.training.ranker_data import TrainingQuery
 from search.training.selection import (
     CHOICES,
@@ -24,6 +25,7 @@ from search.training.selection import (
     card_entry,
     derive,
     markdown,
+    params_for,
     resolved,
     select,
     write_selection,
@@ -149,8 +151,21 @@ def test_the_card_points_at_the_table() -> None:
     assert entry["table"] == TABLE and entry["departs_from"] == []
     assert entry["chosen"] == {"leaves": 15, "tuning_repeat": 5, "mined": True, "typed": True, "groups": list(GROUPS),
                                "anonymised": "without", "mined_from": "all", "facts_repeat": 1,
-                               "facts_only": False}
+                               "facts_only": False, "min_data": 20, "learning_rate": 0.05, "objective": "lambdarank"}
     assert card_entry(Configuration(drop_groups=("roles",)))["departs_from"] == ["groups"]
+    assert card_entry(Configuration(objective="rank_xendcg"))["departs_from"] == ["objective"]
+
+
+def test_a_configuration_sets_the_lightgbm_settings() -> None:
+    """Leaf size, rate and objective come from the configuration (one mapping for the variants and the shipped
+    training); half the rate gets twice the rounds, a faster one keeps them; each objective fits."""
+    params = params_for(TINY, Configuration(min_data=5, learning_rate=0.025, objective="rank_xendcg"))
+    assert (params.min_data_in_leaf, params.learning_rate, params.objective) == (5, 0.025, "rank_xendcg")
+    assert params.trees == 2 * TINY.trees and params.leaves == SHIPPED.leaves and params.seed == TINY.seed
+    assert params_for(TINY, Configuration(learning_rate=0.1)).trees == TINY.trees
+    for objective in ("lambdarank", "rank_xendcg"):
+        booster, _, _ = fit(_dataset(), replace(TINY, objective=objective))
+        assert booster.params["objective"] == objective
     assert (Path(__file__).resolve().parents[3] / TABLE).parent.name == "ranker-selection"
 
 
