@@ -154,6 +154,7 @@ def test_the_card_points_at_the_table() -> None:
                                "facts_only": False, "min_data": 20, "learning_rate": 0.05, "objective": "lambdarank"}
     assert card_entry(Configuration(drop_groups=("roles",)))["departs_from"] == ["groups"]
     assert card_entry(Configuration(objective="rank_xendcg"))["departs_from"] == ["objective"]
+    assert (Path(__file__).resolve().parents[3] / TABLE).parent.name == "ranker-selection"
 
 
 def test_a_configuration_sets_the_lightgbm_settings() -> None:
@@ -166,7 +167,6 @@ def test_a_configuration_sets_the_lightgbm_settings() -> None:
     for objective in ("lambdarank", "rank_xendcg"):
         booster, _, _ = fit(_dataset(), replace(TINY, objective=objective))
         assert booster.params["objective"] == objective
-    assert (Path(__file__).resolve().parents[3] / TABLE).parent.name == "ranker-selection"
 
 
 def test_the_cli_runs_the_grid_on_saved_features(tmp_path: Path) -> None:
