@@ -59,7 +59,8 @@ def main() -> None:
                                   "request s"), 0.0)
             n = 0
             for query in queries:
-                relevant = set(query.relevant) - set(query.exclude)
+                excluded = set(query.exclude)
+                relevant = set(query.relevant) - excluded
                 if not relevant:
                     continue
                 found = profile(client, corpus.aliases["judgments"], query.text)
@@ -68,7 +69,7 @@ def main() -> None:
                 answer = client.search(index=corpus.aliases["judgments"],
                                        body=bodies.terms_body(ReductionGroup.full(found), 500))
                 sums["request s"] += time.perf_counter() - started
-                full = [d for d in hits(answer) if d not in set(query.exclude)]
+                full = [d for d in hits(answer) if d not in excluded]
                 sums["candidates"] += len(relevant & ids) / len(relevant)
                 sums["with 250"] += len(relevant & (ids | set(full[:250]))) / len(relevant)
                 sums["with 500"] += len(relevant & (ids | set(full))) / len(relevant)

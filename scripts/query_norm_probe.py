@@ -21,6 +21,7 @@ import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +56,7 @@ def zscored(values: np.ndarray) -> np.ndarray:
 
 
 def main() -> None:
+    from search.ranking.features import GROUPS
     from search.training.ranker import Dataset, RankerParams, cross_validate
     from search.training.selection import SHIPPED, VALIDATE, derive, labelled
 
@@ -64,16 +66,11 @@ def main() -> None:
     dataset = Dataset.load(args.dataset)
     log("dataset", len(dataset.qids), "queries")
     train, params = derive(dataset, RankerParams(seed=SEED), SHIPPED)
-    extended = Dataset(list(train.qids), list(train.sources), list(train.ids), [zscored(v) for v in train.values],
-                       list(train.labels), train.skipped, list(train.failed), list(train.relevant))
-    scored = Dataset(list(dataset.qids), list(dataset.sources), list(dataset.ids),
-                     [zscored(v) for v in dataset.values], list(dataset.labels), dataset.skipped,
-                     list(dataset.failed), list(dataset.relevant))
+    extended = replace(train, values=[zscored(v) for v in train.values])
+    scored = replace(dataset, values=[zscored(v) for v in dataset.values])
     extend_features()
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=extend_features) as pool:
-        for name, drop in (("raw and z-scored", ()), ("z-scored only", ("query", "names", "lexical", "context",
-                                                                         "roles", "semantic", "legal", "graph",
-                                                                         "reduction"))):
+        for name, drop in (("raw and z-scored", ()), ("z-scored only", GROUPS)):  # GROUPS: the raw features
             scores = cross_validate(extended, params, folds=5, labelled=labelled, validate=VALIDATE, scored=scored,
                                     drop_groups=drop, seed=SEED, executor=pool)
             table = {k: (v["MAP"], v["queries"]) for k, v in sorted(scores.items())}

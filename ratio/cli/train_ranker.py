@@ -261,7 +261,8 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
         dataset = dataset.subset(lambda i: trains_on(SHIPPED, dataset.sources[i]))
     if not dataset.qids:
         raise click.ClickException("no training query has a relevant judgment among its candidates")
-    if not cv_folds and any(s.endswith("-all") for s in dataset.sources):
+    whole = split == "all" or any(s.endswith("-all") for s in dataset.sources)  # labels reported queries
+    if not cv_folds and whole:
         raise click.UsageError("this training set labels reported queries (--split all): it only cross-validates "
                                "(--cv K)")
     sources = {s: dataset.sources.count(s) for s in sorted(set(dataset.sources))}
@@ -270,7 +271,6 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
         if cv_nested:
             _nested(dataset, cv_folds, cv_nested, cv_choices or None, cv_out, cv_workers, seed, validate, cv_cap)
             return
-        whole = split == "all" or any(s.endswith("-all") for s in dataset.sources)  # built or saved so
         if whole and cv_choices:
             raise click.UsageError("this training set labels reported queries (--split all): a choice is judged on "
                                    "tuning queries only (build one without --split all), so it cross-validates "
