@@ -58,6 +58,14 @@ from search.training.selection import (
 from search.training.typed import KINDS
 
 
+def _invocation() -> str:
+    """The command as typed, for the manifest, the card and the tables: the data directory spelled
+    ``$RATIO_HOME``, so a table committed under docs/ names no path of the machine it was run on."""
+    home = str(settings.home_dir()) + "/"
+    return "ratio " + " ".join("$RATIO_HOME/" + shlex.quote(a[len(home):]) if a.startswith(home) else shlex.quote(a)
+                               for a in sys.argv[1:])
+
+
 def _corpus(ctx: Context, spec: str, data: Path, split: str = "tuning") -> CorpusSpec:
     """``PREFIX=BENCHMARK`` as a corpus with its benchmark's tuning queries (``split="all"``: every judged query,
     for ``--cv`` only); ``PREFIX`` alone as a corpus with no labelled queries (its citation graph and metadata)."""
@@ -238,7 +246,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
             "dataset.npz" if split == "tuning" else f"dataset-{split}.npz")
         path.parent.mkdir(parents=True, exist_ok=True)
         dataset.save(path)
-        manifest = {"command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:]), "seed": seed,
+        manifest = {"command": _invocation(), "seed": seed,
                     "corpora": list(corpora), "guarded": counts, "deleted_merged_first": expunged,
                     **built.manifest()}
         _manifest_of(path).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
@@ -292,7 +300,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                                                            not no_mined, typed_per_kind != 0, tuple(drop),
                                                            mined_from=mined_from[0] if len(mined_from) == 1
                                                            else "all", facts_repeat=SHIPPED.facts_repeat)),
-                     "command": "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])})
+                     "command": _invocation()})
     click.echo(f"{folder}: {metrics['trees']} trees on {sum(sources.values())} queries {sources}; validation "
                f"MAP {metrics.get('valid', {}).get('MAP', 'n/a')} (reduced-query BM25 "
                f"{metrics.get('valid_bm25_long', {}).get('MAP', 'n/a')})")
@@ -301,7 +309,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
 def _nested(dataset: Dataset, folds: int, inner: int, choices: tuple[str, ...] | None, out: Path | None,
             workers: int, seed: int, validate: tuple[str, ...], cap: int | None) -> None:
     """``--cv K --cv-nested INNER``: each outer fold chooses by its own selection (search.training.nested)."""
-    command = "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = _invocation()
     run = nested(dataset, RankerParams(seed=seed), folds=folds, inner=inner, seed=seed, choices=choices,
                  validate=validate, cap=cap, workers=workers, command=command,
                  progress=lambda i, c: click.echo(f"fold {i + 1}: {c.values()}", err=True))
@@ -327,7 +335,7 @@ def _select(dataset: Dataset, folds: int, choices: tuple[str, ...] | None, out: 
     absent = sorted(set(validate) - set(dataset.sources))
     if absent:
         click.echo(f"no {', '.join(absent)} queries in the training set: not scored", err=True)
-    command = "ratio " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = _invocation()
     variants = 1 + sum(len(resolved(c, dataset).alternatives) for c in CHOICES if choices is None or c.name in choices)
     with Progress(TextColumn("cross-validation"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True)) as bar:

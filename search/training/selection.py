@@ -1,15 +1,16 @@
 """Selecting the learned ranker's training choices: K-fold cross-validation of every alternative, as one table.
 
-The shipped model makes nine choices that saved features can judge again: the tree size, how often each labelled
-tuning query is repeated, the mined queries, the typed mined queries, the feature groups (each group of
+The shipped model makes thirteen choices that saved features can judge again: the tree size, how often each
+labelled tuning query is repeated, the mined queries, the typed mined queries, the feature groups (each group of
 :data:`search.ranking.groups.DECLARED`, so a new group is judged without a change here), the anonymised facts
 queries (without, added, instead of the plain ones), whose citation graph the mined queries come from (every
-corpus's, or each corpus's alone: :func:`resolved` reads the corpora from the training set) and how often each
-mined fact pattern is repeated (none of them, once, three times), and whether fact patterns get a model trained on
-them alone (for a search that would route them to it). :data:`SHIPPED` holds the values chosen (the one
-home: ``RankerParams.leaves`` agrees with it, the CLI's ``--tuning-repeat`` reads it, the plain training applies
-its ``anonymised`` through :func:`trains_on` and its copies through :func:`repeated`, the model card points at the
-table);
+corpus's, or each corpus's alone: :func:`resolved` reads the corpora from the training set), how often each
+mined fact pattern is repeated (none of them, once, three times), whether fact patterns get a model trained on
+them alone (for a search that would route them to it), and LightGBM's own settings: the leaf size, the learning
+rate, the objective and whether the early-stopped model is trained again on every query (:func:`params_for`).
+:data:`SHIPPED` holds the values chosen (the one home: ``RankerParams.leaves`` agrees with it, the CLI's
+``--tuning-repeat`` reads it, the plain training applies its ``anonymised`` through :func:`trains_on` and its
+copies through :func:`repeated`, the model card points at the table);
 :data:`CHOICES` declares each choice's alternatives. :func:`select` cross-validates the shipped configuration once
 and every alternative (the shipped configuration with that one choice changed) on the same folds of the labelled
 tuning queries and of the mined ``facts`` queries (AILA has 11 labelled fact patterns with a relevant candidate:
@@ -82,13 +83,15 @@ class Configuration:
     min_data: int = 20  # LightGBM's min_data_in_leaf: the fewest candidates a leaf may hold
     learning_rate: float = 0.05  # shrinkage; a slower rate gets proportionally more rounds (params_for)
     objective: str = "lambdarank"  # LightGBM's ranking objective: "lambdarank" or "rank_xendcg"
+    refit: float = 0.0  # 0: the early-stopped model; else trained again on every query for that many × its rounds
 
     def values(self) -> dict[str, Any]:
         """The values as the card records them (the groups kept, not the ones dropped)."""
         return {"leaves": self.leaves, "tuning_repeat": self.tuning_repeat, "mined": self.mined, "typed": self.typed,
                 "groups": [g for g in GROUPS if g not in self.drop_groups], "anonymised": self.anonymised,
                 "mined_from": self.mined_from, "facts_repeat": self.facts_repeat, "facts_only": self.facts_only,
-                "min_data": self.min_data, "learning_rate": self.learning_rate, "objective": self.objective}
+                "min_data": self.min_data, "learning_rate": self.learning_rate, "objective": self.objective,
+                "refit": self.refit}
 
 
 SHIPPED = Configuration()  # the choices the shipped model makes; the table in TABLE justifies each
@@ -114,6 +117,8 @@ class Choice:
             return f"×{value}"
         if self.field == "facts_only":
             return "fact patterns only" if value else "every query"
+        if self.field == "refit":
+            return f"on every query, ×{value:g} the rounds" if value else "early-stopped"
         if isinstance(value, bool):
             return "with" if value else "without"
         return str(value)
@@ -139,6 +144,9 @@ CHOICES = (
            "×2 the rounds at half the rate; early stopping on the validation queries as always", (0.025, 0.1)),
     Choice("objective", "objective", "LightGBM's ranking objective: LambdaRank's pairwise gradients, or XE-NDCG's "
            "listwise cross-entropy (rank_xendcg)", ("rank_xendcg",)),
+    Choice("refit", "refit", "the model as early stopping left it (a seeded fifth of the training queries never "
+           "trained on, only watched), or trained again on every query for the rounds it stopped at (×1) or a "
+           "quarter more (×1.25: a fifth more queries)", (1.0, 1.25)),
     Choice("facts-model", "facts_only", "one model for every query, or one trained on fact patterns alone (the mined "
            f"ones and {', '.join(sorted(FACT_BENCHMARKS))}' tuning queries), as a search routing pasted fact patterns "
            "to a model of their own would use it: read its fact-pattern rows only", (True,)),
@@ -190,13 +198,14 @@ def derive(dataset: Dataset, params: RankerParams, configuration: Configuration)
 
 
 def params_for(params: RankerParams, configuration: Configuration) -> RankerParams:
-    """``params`` with the LightGBM settings ``configuration`` chooses (tree size, leaf size, rate, objective); a rate
-    below the base's gets the rounds to reach as far (half the rate, twice the rounds; early stopping still ends a
-    fit where its validation queries stop gaining). The one home of that mapping: the selection's variants and the
-    shipped training alike."""
+    """``params`` with the LightGBM settings ``configuration`` chooses (tree size, leaf size, rate, objective,
+    refit); a rate below the base's gets the rounds to reach as far (half the rate, twice the rounds; early
+    stopping still ends a fit where its validation queries stop gaining). The one home of that mapping: the
+    selection's variants and the shipped training alike."""
     rounds = max(params.trees, round(params.trees * params.learning_rate / configuration.learning_rate))
     return replace(params, leaves=configuration.leaves, min_data_in_leaf=configuration.min_data,
-                   learning_rate=configuration.learning_rate, objective=configuration.objective, trees=rounds)
+                   learning_rate=configuration.learning_rate, objective=configuration.objective, trees=rounds,
+                   refit=configuration.refit)
 
 
 def repeated(dataset: Dataset, configuration: Configuration) -> Dataset:
@@ -461,5 +470,5 @@ def _counts(counts: Mapping[str, int]) -> str:
 
 
 def _params(params: RankerParams) -> str:
-    chosen = ("leaves", "min_data_in_leaf", "learning_rate", "objective")  # a configuration's (params_for)
+    chosen = ("leaves", "min_data_in_leaf", "learning_rate", "objective", "refit")  # a configuration's (params_for)
     return ", ".join(f"{k} {v}" for k, v in asdict(params).items() if k not in chosen)

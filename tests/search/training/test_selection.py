@@ -151,7 +151,8 @@ def test_the_card_points_at_the_table() -> None:
     assert entry["table"] == TABLE and entry["departs_from"] == []
     assert entry["chosen"] == {"leaves": 15, "tuning_repeat": 5, "mined": True, "typed": True, "groups": list(GROUPS),
                                "anonymised": "without", "mined_from": "all", "facts_repeat": 1,
-                               "facts_only": False, "min_data": 20, "learning_rate": 0.05, "objective": "lambdarank"}
+                               "facts_only": False, "min_data": 20, "learning_rate": 0.05, "objective": "lambdarank",
+                               "refit": 0.0}
     assert card_entry(Configuration(drop_groups=("roles",)))["departs_from"] == ["groups"]
     assert card_entry(Configuration(objective="rank_xendcg"))["departs_from"] == ["objective"]
     assert (Path(__file__).resolve().parents[3] / TABLE).parent.name == "ranker-selection"
@@ -169,6 +170,22 @@ def test_a_configuration_sets_the_lightgbm_settings() -> None:
         assert booster.params["objective"] == objective
 
 
+def test_a_refit_trains_on_every_query_for_the_stopped_rounds() -> None:
+    """Refitting trains again on the early-stopping fifth too, for the rounds early stopping chose (times the
+    factor), and reports the early-stopped model's held-back figures; without it the stopped model is returned."""
+    dataset = _dataset()
+    params = replace(TINY, trees=40, early_stopping=3)
+    stopped, _, metrics = fit(dataset, params)
+    assert "refit_trees" not in metrics and stopped.best_iteration == metrics["trees"]
+    for factor in (1.0, 1.5):
+        refit, _, again = fit(dataset, replace(params, refit=factor))
+        assert again["refit_trees"] == refit.current_iteration() == round(metrics["trees"] * factor)
+        assert refit.best_iteration == 0 and again["valid"] == metrics["valid"]
+        x = np.vstack(dataset.values)
+        assert not np.allclose(refit.predict(x), stopped.predict(x, num_iteration=stopped.best_iteration))
+    assert params_for(TINY, Configuration(refit=1.25)).refit == 1.25
+
+
 def test_the_cli_runs_the_grid_on_saved_features(tmp_path: Path) -> None:
     saved = tmp_path / "d.npz"
     _dataset().save(saved)
@@ -183,6 +200,18 @@ def test_the_cli_runs_the_grid_on_saved_features(tmp_path: Path) -> None:
     refused = CliRunner().invoke(cli, ["train", "ranker", "--dataset", str(saved), "--cv", "2", "--cv-out", str(out),
                                        "--drop-group", "roles"])
     assert refused.exit_code == 2 and "--drop-group" in refused.output
+
+
+def test_the_recorded_command_names_the_data_directory_by_its_variable(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table committed under docs/ records its command: the data directory is spelled ``$RATIO_HOME``, not the
+    path on the machine that ran it; other paths stay as typed."""
+    from ratio.cli.train_ranker import _invocation
+
+    monkeypatch.setenv("RATIO_HOME", str(tmp_path))
+    monkeypatch.setattr("sys.argv", ["ratio", "train", "ranker", "--dataset", f"{tmp_path}/training/d.npz",
+                                     "--cv-out", "docs/eval/x y"])
+    assert _invocation() == "ratio train ranker --dataset $RATIO_HOME/training/d.npz --cv-out 'docs/eval/x y'"
 
 
 def test_the_shipped_configuration_alone_is_a_table_that_counts_the_unscored(tmp_path: Path) -> None:
