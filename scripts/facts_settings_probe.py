@@ -15,25 +15,18 @@ together on the selection's folds, the check before the nested run the rule asks
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
-SEED = 13  # the selection's folds and the shipped seed
+from probe_common import SEED, derived
 
 
 def main() -> None:
-    from search.training.ranker import Dataset, RankerParams, cross_validate
-    from search.training.selection import VALIDATE, Configuration, derive, labelled
+    from search.training.ranker import cross_validate
+    from search.training.selection import VALIDATE, Configuration, labelled
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path)
-    parser.add_argument("--workers", type=int, default=2)
-    args = parser.parse_args()
-    dataset = Dataset.load(args.dataset)
     chosen = Configuration(leaves=31, tuning_repeat=1, drop_groups=("query",), anonymised="added")
-    train, params = derive(dataset, RankerParams(seed=SEED), chosen)
+    args, dataset, train, params = derived(__doc__, chosen)
     with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         scores = cross_validate(train, params, folds=5, labelled=labelled, validate=VALIDATE, scored=dataset,
                                 drop_groups=chosen.drop_groups, seed=SEED, executor=pool)

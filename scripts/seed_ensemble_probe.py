@@ -18,19 +18,17 @@ queries are not scored.
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
+from probe_common import SEED, derived
 
 from search.training.ranker import Dataset, RankerParams
 
-SEED = 13  # the selection's folds and the shipped model's seed
 MEMBERS = (13, 14, 15, 16, 17)  # the shipped seed first
 SIZES = (1, 3, 5)
 
@@ -52,15 +50,10 @@ def member(train: Dataset, held: Dataset, params: RankerParams, seed: int) -> li
 
 def main() -> None:
     from search.training.ranker import _map, fold_sets, summarise
-    from search.training.selection import SHIPPED, VALIDATE, derive, labelled
+    from search.training.selection import SHIPPED, VALIDATE, labelled
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path)
-    parser.add_argument("--workers", type=int, default=2)
-    args = parser.parse_args()
-    dataset = Dataset.load(args.dataset)
+    args, dataset, train, params = derived(__doc__, SHIPPED)
     log("dataset", len(dataset.qids), "queries")
-    train, params = derive(dataset, RankerParams(seed=SEED), SHIPPED)
     trains, helds = fold_sets(train, folds=5, labelled=labelled, validate=VALIDATE, scored=dataset, seed=SEED)
     jobs = [(fold, seed) for fold in range(len(trains)) for seed in MEMBERS]
     with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
