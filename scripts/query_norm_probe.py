@@ -15,18 +15,15 @@ the standing rule (+0.005 MAP on both). The reported queries are not scored.
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
-
-SEED = 13
+from probe_common import SEED, derived
 
 
 def log(*parts: object) -> None:
@@ -57,19 +54,16 @@ def zscored(values: np.ndarray) -> np.ndarray:
 
 def main() -> None:
     from search.ranking.features import GROUPS
-    from search.training.ranker import Dataset, RankerParams, cross_validate
-    from search.training.selection import SHIPPED, VALIDATE, derive, labelled
+    from search.training.ranker import cross_validate
+    from search.training.selection import SHIPPED, VALIDATE, labelled
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path)
-    args = parser.parse_args()
-    dataset = Dataset.load(args.dataset)
+    args, dataset, train, params = derived(__doc__, SHIPPED)
     log("dataset", len(dataset.qids), "queries")
-    train, params = derive(dataset, RankerParams(seed=SEED), SHIPPED)
     extended = replace(train, values=[zscored(v) for v in train.values])
     scored = replace(dataset, values=[zscored(v) for v in dataset.values])
     extend_features()
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=extend_features) as pool:
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(args.workers, mp_context=context, initializer=extend_features) as pool:
         for name, drop in (("raw and z-scored", ()), ("z-scored only", GROUPS)):  # GROUPS: the raw features
             scores = cross_validate(extended, params, folds=5, labelled=labelled, validate=VALIDATE, scored=scored,
                                     drop_groups=drop, seed=SEED, executor=pool)

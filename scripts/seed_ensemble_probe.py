@@ -40,12 +40,10 @@ def log(*parts: object) -> None:
 def member(train: Dataset, held: Dataset, params: RankerParams, seed: int) -> list[np.ndarray]:
     """One member of one fold: fit with ``seed``, score every held-out query's candidates (module level: a worker
     runs it)."""
-    from search.ranking.features import FEATURES
-    from search.training.ranker import fit
+    from search.training.ranker import fit, predicted
 
     booster, features, _ = fit(train, replace(params, seed=seed))
-    columns = [FEATURES.index(f) for f in features]
-    return [booster.predict(v[:, columns], num_iteration=booster.best_iteration or None) for v in held.values]
+    return predicted(booster, features, held)
 
 
 def main() -> None:

@@ -29,8 +29,8 @@ from search.ranking.rank import Ranker
 from search.training.folds import assign, corpus_of
 from search.training.ranker_data import TrainingQuery
 
-__all__ = ["Dataset", "RankerParams", "collect", "cross_validate", "fit", "fold_sets", "held_out", "save_model",
-           "summarise"]
+__all__ = ["Dataset", "RankerParams", "collect", "cross_validate", "fit", "fold_sets", "held_out", "predicted",
+           "save_model", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -251,7 +251,7 @@ def fit(dataset: Dataset, params: RankerParams | None = None, *, drop_groups: Se
     metrics: dict[str, Any] = {"trees": booster.best_iteration or booster.current_iteration(),
                                "train_queries": len(train.qids), "valid_queries": len(valid.qids)}
     if valid.qids:
-        scores = [booster.predict(v[:, columns], num_iteration=booster.best_iteration or None) for v in valid.values]
+        scores = predicted(booster, features, valid)
         baseline = [v[:, FEATURES.index("bm25_long")] for v in valid.values]
         metrics["valid"] = _map(valid, scores)
         metrics["valid_bm25_long"] = _map(valid, baseline)
@@ -369,12 +369,15 @@ def held_out(train: Dataset, held: Dataset, params: RankerParams,
               drop_groups: Sequence[str]) -> list[dict[str, float]]:
     """One fold: fit on ``train``, then MAP and nDCG@10 of each ``held`` query (module level: a worker runs it)."""
     booster, features, _ = fit(train, params, drop_groups=drop_groups)
+    return [_map(held.subset(lambda j, i=i: j == i), [score])
+            for i, score in enumerate(predicted(booster, features, held))]
+
+
+def predicted(booster: Any, features: Sequence[str], dataset: Dataset) -> list[np.ndarray]:
+    """``booster``'s score of every candidate of each of ``dataset``'s queries, reading the ``features`` it was
+    trained on, up to its early-stopped round (every round of a model without one: a refit)."""
     columns = [FEATURES.index(f) for f in features]
-    rows = []
-    for i, values in enumerate(held.values):
-        score = booster.predict(values[:, columns], num_iteration=booster.best_iteration or None)
-        rows.append(_map(held.subset(lambda j, i=i: j == i), [score]))
-    return rows
+    return [booster.predict(v[:, columns], num_iteration=booster.best_iteration or None) for v in dataset.values]
 
 
 def _means(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
