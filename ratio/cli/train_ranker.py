@@ -58,12 +58,16 @@ from search.training.selection import (
 from search.training.typed import KINDS
 
 
+def _spelled(path: str | Path) -> str:
+    """A path as the manifest, the card and the tables record it: under the data directory spelled
+    ``$RATIO_HOME/…``, so a card or table committed to the repository names no path of the machine it was made on."""
+    home, text = str(settings.home_dir()) + "/", str(path)
+    return "$RATIO_HOME/" + shlex.quote(text[len(home):]) if text.startswith(home) else shlex.quote(text)
+
+
 def _invocation() -> str:
-    """The command as typed, for the manifest, the card and the tables: the data directory spelled
-    ``$RATIO_HOME``, so a table committed under docs/ names no path of the machine it was run on."""
-    home = str(settings.home_dir()) + "/"
-    return "ratio " + " ".join("$RATIO_HOME/" + shlex.quote(a[len(home):]) if a.startswith(home) else shlex.quote(a)
-                               for a in sys.argv[1:])
+    """The command as typed (each argument through :func:`_spelled`)."""
+    return "ratio " + " ".join(_spelled(a) for a in sys.argv[1:])
 
 
 def _corpus(ctx: Context, spec: str, data: Path, split: str = "tuning") -> CorpusSpec:
@@ -226,7 +230,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                 manifest = json.loads(_manifest_of(path).read_text(encoding="utf-8"))
                 provenance.setdefault("excluded", []).append(manifest.get("excluded"))
                 provenance.setdefault("guarded", []).append(manifest.get("guarded"))
-        provenance["dataset"] = {"files": [str(p) for p in datasets], "digest": dataset.digest()}
+        provenance["dataset"] = {"files": [_spelled(p) for p in datasets], "digest": dataset.digest()}
     else:
         texts, counts = guarded_texts(data)
         if not texts:
@@ -253,8 +257,8 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
         click.echo(f"training set: {path} ({len(dataset.qids)} queries; manifest {_manifest_of(path)}); "
                    f"{sum(len(h) for h in built.holders.values())} judgments hold one of {len(texts)} guarded "
                    f"benchmark queries and are kept out", err=True)
-        provenance = {"dataset": {"files": [str(path)], "digest": manifest["dataset_digest"],
-                                  "manifest": str(_manifest_of(path))},
+        provenance = {"dataset": {"files": [_spelled(path)], "digest": manifest["dataset_digest"],
+                                  "manifest": _spelled(_manifest_of(path))},
                       "guarded": counts, "excluded": built.excluded()}
     if typed_per_kind == 0:  # also for saved features: the typed queries left out (an ablation)
         dataset = dataset.subset(lambda i: dataset.sources[i] not in TYPED_SOURCES)

@@ -55,6 +55,8 @@ __all__ = ["CHOICES", "FACTS", "MARGIN", "SHIPPED", "TABLE", "TYPED_SOURCES", "V
            "resolved", "select", "trains_on", "write_selection"]
 
 TABLE = "docs/eval/ranker-selection/selection.md"  # where the shipped choices' table lives in the repository
+LIGHTGBM_TABLE = "docs/eval/ranker-selection-lightgbm/selection.md"  # LightGBM's own settings, judged apart
+REFIT_TABLE = "docs/eval/ranker-selection-refit/selection.md"  # the refit on every query, judged apart
 TYPED_SOURCES = frozenset(f"mined-{kind}" for kind in KINDS)
 FACTS = "mined-facts"  # a corpus judgment's facts, citations stripped: AILA's construction exactly
 FACT_SOURCES = frozenset({FACTS, ANON_SOURCE})  # the mined fact patterns, plain and anonymised
@@ -105,6 +107,7 @@ class Choice:
     field: str
     question: str
     alternatives: tuple[Any, ...]
+    table: str = TABLE  # the committed table that judged it (the card points there; a test decides from it)
 
     @property
     def shipped(self) -> Any:
@@ -139,14 +142,15 @@ CHOICES = (
            f"{ANON_SOURCE} when trained on; ×0: none, scored only): weigh pasted fact patterns more, or not at all",
            (0, 3)),
     Choice("min-data", "min_data", "the fewest candidates a tree's leaf may hold (LightGBM min_data_in_leaf): "
-           "smaller fits finer, larger smooths", (5, 100)),
+           "smaller fits finer, larger smooths", (5, 100), LIGHTGBM_TABLE),
     Choice("learning-rate", "learning_rate", "the learning rate (shrinkage), with the rounds scaled to reach as far: "
-           "×2 the rounds at half the rate; early stopping on the validation queries as always", (0.025, 0.1)),
+           "×2 the rounds at half the rate; early stopping on the validation queries as always", (0.025, 0.1),
+           LIGHTGBM_TABLE),
     Choice("objective", "objective", "LightGBM's ranking objective: LambdaRank's pairwise gradients, or XE-NDCG's "
-           "listwise cross-entropy (rank_xendcg)", ("rank_xendcg",)),
+           "listwise cross-entropy (rank_xendcg)", ("rank_xendcg",), LIGHTGBM_TABLE),
     Choice("refit", "refit", "the model as early stopping left it (a seeded fifth of the training queries never "
            "trained on, only watched), or trained again on every query for the rounds it stopped at (×1) or a "
-           "quarter more (×1.25: a fifth more queries)", (1.0, 1.25)),
+           "quarter more (×1.25: a fifth more queries)", (1.0, 1.25), REFIT_TABLE),
     Choice("facts-model", "facts_only", "one model for every query, or one trained on fact patterns alone (the mined "
            f"ones and {', '.join(sorted(FACT_BENCHMARKS))}' tuning queries), as a search routing pasted fact patterns "
            "to a model of their own would use it: read its fact-pattern rows only", (True,)),
@@ -455,10 +459,14 @@ def write_selection(selection: Selection, folder: Path) -> tuple[Path, Path]:
 
 
 def card_entry(configuration: Configuration) -> dict[str, Any]:
-    """The model card's pointer to the table its choices came from, the chosen values, and the choices this model
-    departs from (an ablation's card says so)."""
+    """The model card's pointers to the tables its choices came from (``tables``: each committed table and the
+    choices it judged; ``table``: the one ``--cv`` writes every choice into), the chosen values, and the choices
+    this model departs from (an ablation's card says so)."""
     departs = [c.name for c in CHOICES if getattr(configuration, c.field) != c.shipped]
-    return {"table": TABLE, "chosen": SHIPPED.values(), "departs_from": departs}
+    tables: dict[str, list[str]] = {}
+    for choice in CHOICES:
+        tables.setdefault(choice.table, []).append(choice.name)
+    return {"table": TABLE, "tables": tables, "chosen": SHIPPED.values(), "departs_from": departs}
 
 
 def _number(value: float | None) -> str:

@@ -180,7 +180,11 @@ def test_the_facts_model_choice_trains_on_fact_patterns_alone_and_is_scored_on_e
     assert [r["value"] for r in selection.to_json()["choices"][0]["rows"]] == ["every query", "fact patterns only"]
 
 
-def test_the_plain_training_leaves_the_anonymised_queries_out_as_shipped(tmp_path: Path) -> None:
+def test_the_plain_training_leaves_the_anonymised_queries_out_as_shipped(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """...and its card names the training set under the data directory as ``$RATIO_HOME/…`` (a card committed
+    with the shipped model names no path of the machine that trained it) and every choice's table."""
+    monkeypatch.setenv("RATIO_HOME", str(tmp_path))
     saved = tmp_path / "d.npz"
     _dataset().save(saved)
     out = tmp_path / "model"
@@ -192,6 +196,8 @@ def test_the_plain_training_leaves_the_anonymised_queries_out_as_shipped(tmp_pat
     assert ANON_SOURCE not in card["data"]["queries"] and card["data"]["queries"]["mined-facts"] == 20
     assert card["data"]["selection"]["chosen"]["anonymised"] == "without"
     assert card["data"]["selection"]["chosen"]["facts_repeat"] == SHIPPED.facts_repeat == 1
+    assert card["data"]["dataset"]["files"] == ["$RATIO_HOME/d.npz"]
+    assert "refit" in card["data"]["selection"]["tables"]["docs/eval/ranker-selection-refit/selection.md"]
     refused = CliRunner().invoke(cli, ["train", "ranker", "--dataset", str(saved), "--cv", "2", "--cv-out",
                                        str(tmp_path / "cv"), "--cv-validate", "aila-tuning"])
     assert refused.exit_code == 2 and "--cv-validate" in refused.output

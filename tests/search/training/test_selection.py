@@ -149,6 +149,9 @@ def test_an_unknown_choice_is_refused() -> None:
 def test_the_card_points_at_the_table() -> None:
     entry = card_entry(SHIPPED)
     assert entry["table"] == TABLE and entry["departs_from"] == []
+    assert sorted(n for names in entry["tables"].values() for n in names) == sorted(c.name for c in CHOICES)
+    assert entry["tables"]["docs/eval/ranker-selection-refit/selection.md"] == ["refit"]
+    assert all((Path(__file__).resolve().parents[3] / t).is_file() for t in entry["tables"])
     assert entry["chosen"] == {"leaves": 15, "tuning_repeat": 5, "mined": True, "typed": True, "groups": list(GROUPS),
                                "anonymised": "without", "mined_from": "all", "facts_repeat": 1,
                                "facts_only": False, "min_data": 20, "learning_rate": 0.05, "objective": "lambdarank",
