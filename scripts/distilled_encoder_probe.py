@@ -1,0 +1,203 @@
+"""Issue 27, item 5, as the issue words it: an embedder fine-tuned on the corpus's citation pairs (MiniLM, as
+``ratio train embedder`` tunes it), distilled into a static encoder with model2vec, used for features only.
+
+``scripts/tuned_encoder_probe.py`` tried the cheap end of the idea (the static vectors trained directly) and kept
+nothing; this is the transformer end. Pairs: the facts of a citing judgment (as a mined facts query holds them)
+against the facts of a judgment it cites, both corpora, no judgment that holds a benchmark query (the guard's
+holders, from the training set's manifest) on either side. The features are the static probe's three (the query's
+cosine with the candidate's mean chunk vector, best chunk and best facts chunk: the ``tuned`` group).
+
+**Cross-fitted in two halves.** A pair (J's facts, a judgment J cites) is the label of J's facts query, so no query
+may take features from an encoder that saw its own judgment's pairs, in training or held out. The citing judgments
+are split in two seeded halves; encoder A is tuned on half B's pairs and gives the features of every query drawn
+from half A (and of the labelled queries, whose judgments are held out of every pair), encoder B the other way
+round. Then the selection's 5-fold cross-validation on the shipped configuration scores it. A shipped encoder would
+be tuned on every pair; each half's sees half of them, so the figure can understate it a little.
+
+The rule, fixed before the run (the standing one): kept only with at least +0.005 held-out MAP on the 71 labelled
+tuning queries *and* on the 897 held-out mined fact patterns, against the shipped row of the committed selection
+table (0.3969 and 0.3014; a row without the group equals it, the static probe checked). ``--control`` adds the
+same features from the untuned encoder (the index's static encoder, distilled from the untuned MiniLM by the same
+recipe). Nothing in the product changes; the reported queries are not scored.
+
+    .venv/bin/python scripts/distilled_encoder_probe.py $RATIO_HOME/training/ranker/dataset.npz [--control]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import pickle
+import random
+import time
+import zlib
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from tuned_encoder_probe import (  # importing it adds the tuned group's three features here and in every worker
+    CORPORA,
+    FACTS_MIN_WORDS,
+    GROUP,
+    SEED,
+    CorpusVectors,
+    Tokens,
+    encode,
+    fill,
+    load_corpora,
+    log,
+    training_texts,
+)
+
+BACKBONE = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def pairs_of(corpora: dict, holders: dict[str, set[str]]) -> list[tuple[str, str, str]]:
+    """(citing key ``prefix:jid``, citing facts, cited facts) for every citation between two judgments with facts
+    of at least FACTS_MIN_WORDS words, neither of them holding a benchmark query."""
+    out = []
+    for prefix, c in corpora.items():
+        kept = {j: t for j, t in c["facts"].items() if len(t.split()) >= FACTS_MIN_WORDS
+                and j not in holders.get(prefix, set())}
+        for citing, cited in sorted(c["cites"].items()):
+            if citing in kept:
+                out += [(f"{prefix}:{citing}", kept[citing], kept[k]) for k in cited if k in kept and k != citing]
+    return out
+
+
+def tune(pairs: list[tuple[str, str, str]], out: Path, *, lr: float, epochs: int) -> Path:
+    """MiniLM fine-tuned on ``pairs`` (MultipleNegativesRankingLoss, in-batch negatives), saved to ``out``."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+
+    from search.training.train import TrainOptions, _optimise, resolve_backbone
+
+    if (out / "config.json").exists():
+        return out
+    options = TrainOptions(backbone=BACKBONE, epochs=epochs, learning_rate=lr, seed=SEED)
+    import torch
+
+    torch.manual_seed(SEED)
+    model = SentenceTransformer(resolve_backbone(BACKBONE), device="cpu")
+    model.max_seq_length = options.max_length
+    loss_fn = MultipleNegativesRankingLoss(model)
+    examples = [(q, d) for _, q, d in pairs]
+
+    def step_loss(batch: list[tuple[str, str]]):
+        return loss_fn([model.preprocess([row[c] for row in batch]) for c in range(2)], None)
+
+    steps, last, seconds = _optimise(model, examples, options, step_loss,
+                                     lambda s, n, loss: s % 20 == 0 and log(f"step {s}/{n} loss {loss:.3f}"))
+    log(f"tuned on {len(examples)} pairs: {steps} steps in {seconds:.0f} s, last loss {last:.3f}")
+    model.save(str(out), create_model_card=False)
+    return out
+
+
+def distilled(folder: Path, base) -> np.ndarray:
+    """The static token vectors model2vec distils from ``folder`` by the index encoder's recipe (same vocabulary)."""
+    from model2vec.distill import distill
+
+    from backends.encoders import STATIC_ENCODER
+    from backends.static import static_entry
+
+    cache = folder / "static.npy"
+    if not cache.exists():
+        entry = static_entry(STATIC_ENCODER)
+        model = distill(model_name=str(folder), pca_dims=entry["pca_dims"], sif_coefficient=entry["sif_coefficient"],
+                        device="cpu")
+        assert model.tokenizer.get_vocab() == base.tokenizer.get_vocab(), "another vocabulary than the index's"
+        np.save(cache, np.asarray(model.embedding, dtype=np.float32))
+    return np.load(cache)
+
+
+def main() -> None:
+    from model2vec import StaticModel
+
+    from ratio import settings
+    from search.training.folds import source_judgment
+    from search.training.ranker import Dataset, RankerParams, cross_validate
+    from search.training.selection import SHIPPED, VALIDATE, derive, labelled
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--work", type=Path, default=Path("/tmp/distilled-encoder-probe"))
+    parser.add_argument("--mined", type=int, default=1000, help="the --mined the training set was built with")
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--learning-rate", type=float, default=5e-5, help="ratio-embedder-1k's (docs/training.md)")
+    parser.add_argument("--control", action="store_true", help="also the untuned encoder's features")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+
+    base = StaticModel.from_pretrained(settings.home_dir() / "models" / "ratio__all-MiniLM-L6-v2-static256")
+    dataset = Dataset.load(args.dataset)
+    manifest = json.loads(args.dataset.with_name(args.dataset.stem + ".manifest.json").read_text(encoding="utf-8"))
+    holders = {p: set(h) for p, h in manifest["excluded"]["judgments_holding_a_benchmark_query"].items()}
+    cache = args.work / f"texts-{args.mined}.pkl"
+    if not cache.exists():
+        cache.write_bytes(pickle.dumps(training_texts(args.data, args.mined)))
+    texts = pickle.loads(cache.read_bytes())
+    corpora = load_corpora(args.work)
+    pairs = pairs_of(corpora, holders)
+
+    citing = sorted({key for key, _, _ in pairs})
+    random.Random(f"{SEED}:halves").shuffle(citing)
+    half_of = {key: i % 2 for i, key in enumerate(citing)}
+
+    def half(qid: str) -> int:
+        key = source_judgment(qid)
+        if key is None:
+            return 0  # a labelled query: its judgment is in no pair, either encoder is blind to it
+        return half_of.get(key, zlib.crc32(key.encode()) % 2)
+
+    log(f"{len(pairs)} pairs from {len(citing)} citing judgments ({sum(half_of.values())} in half B); "
+        f"{sum(len(h) for h in holders.values())} holders left out")
+
+    query_ids = sorted({q.split("#", 1)[0] for q in dataset.qids} & set(texts))
+    query_tokens = Tokens(base, [texts[q] for q in query_ids], 512)
+    chunk_tokens = {p: Tokens(base, list(c["chunks"]["text"]), 512) for p, c in corpora.items()}
+
+    def featured(weights_of_half: tuple[np.ndarray, np.ndarray]) -> Dataset:
+        data = replace(dataset, values=[v.copy() for v in dataset.values])
+        for h, weights in enumerate(weights_of_half):
+            rows = [i for i, q in enumerate(data.qids) if half(q) == h]
+            vectors = {q: v for q, v in zip(query_ids, encode(weights, query_tokens), strict=True)}
+            corpus_vectors = {p: CorpusVectors(c["chunks"], c["facts_roles"], encode(weights, chunk_tokens[p]))
+                              for p, c in corpora.items()}
+            fill(data, rows, vectors, corpus_vectors)
+        return data
+
+    rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if args.control:
+        untuned = np.asarray(base.embedding, dtype=np.float32)
+        rows["untuned encoder (control)"] = (untuned, untuned)
+    tuned = []
+    for h, name in enumerate("AB"):
+        trained_on = [p for p in pairs if half_of[p[0]] != h]  # the other half's pairs only
+        folder = tune(trained_on, args.work / f"minilm-{name}-{args.epochs}-{args.learning_rate:g}",
+                      lr=args.learning_rate, epochs=args.epochs)
+        tuned.append(distilled(folder, base))
+    rows[f"MiniLM tuned ({args.epochs} epoch, lr {args.learning_rate:g}), distilled, cross-fitted"] = tuple(tuned)
+
+    results = {}
+    with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        for name, weights in rows.items():
+            started = time.perf_counter()
+            data = featured(weights)
+            train, params = derive(data, RankerParams(seed=SEED), SHIPPED)
+            scores = cross_validate(train, params, folds=5, labelled=labelled, validate=VALIDATE, scored=data,
+                                    seed=SEED, executor=pool)
+            results[name] = scores
+            log(name, f"{time.perf_counter() - started:.0f} s",
+                {k: round(v["MAP"], 4) for k, v in sorted(scores.items())})
+    (args.work / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    for name, scores in results.items():
+        print(name, {k: (round(v["MAP"], 4), v["queries"]) for k, v in sorted(scores.items())}, flush=True)
+    print("group", GROUP, "corpora", CORPORA)
+
+
+if __name__ == "__main__":
+    main()
