@@ -32,6 +32,7 @@ import pickle
 import random
 import time
 import zlib
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -39,6 +40,7 @@ from pathlib import Path
 import numpy as np
 from tuned_encoder_probe import (  # importing it adds the tuned group's three features here and in every worker
     CORPORA,
+    EXTRA,
     FACTS_MIN_WORDS,
     GROUP,
     SEED,
@@ -50,6 +52,8 @@ from tuned_encoder_probe import (  # importing it adds the tuned group's three f
     log,
     training_texts,
 )
+
+import search.training.ranker as ranker_module
 
 BACKBONE = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -112,6 +116,51 @@ def distilled(folder: Path, base) -> np.ndarray:
     return np.load(cache)
 
 
+def pair_accuracy(weights: np.ndarray, base, pairs: list[tuple[str, str, str]]) -> float:
+    """How often a pair's cited facts are closer to its citing facts than each of 99 random pairs' cited facts (the
+    static probe's sanity figure: does the tuning carry through the distillation?)."""
+    queries = encode(weights, Tokens(base, [q for _, q, _ in pairs], 512))
+    docs = encode(weights, Tokens(base, [d for _, _, d in pairs], 512))
+    rng = np.random.default_rng(SEED)
+    wins = [float(q @ docs[i] > np.max(docs[rng.choice(len(docs), 99)] @ q)) for i, q in enumerate(queries)]
+    return float(np.mean(wins))
+
+
+def transformer_accuracy(folder: str, pairs: list[tuple[str, str, str]]) -> float:
+    """:func:`pair_accuracy` with the transformer itself (256 tokens a text): what the tuning gained before the
+    distillation."""
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(folder, device="cpu")
+    model.max_seq_length = 256
+    queries = model.encode([q for _, q, _ in pairs], normalize_embeddings=True, batch_size=32)
+    docs = model.encode([d for _, _, d in pairs], normalize_embeddings=True, batch_size=32)
+    rng = np.random.default_rng(SEED)
+    return float(np.mean([float(q @ docs[i] > np.max(docs[rng.choice(len(docs), 99)] @ q))
+                          for i, q in enumerate(queries)]))
+
+
+def compare_semantic(data, rows: Sequence[int]) -> None:
+    """How close the probe's features (filled at ``rows``) are to the semantic group's own: the same static vectors
+    pooled over a chunk's tokens rather than its sentences. Pearson over every candidate, Spearman within a query."""
+    from scipy.stats import spearmanr
+
+    features = ranker_module.FEATURES
+    for ours, probe in (("sim_judgment", "tuned_judgment"), ("sim_chunk", "tuned_chunk"),
+                        ("sim_facts", "tuned_facts")):
+        a = np.concatenate([data.values[i][:, features.index(ours)] for i in rows])
+        b = np.concatenate([data.values[i][:, features.index(probe)] for i in rows])
+        both = ~np.isnan(a) & ~np.isnan(b)
+        within = []
+        for i in rows:
+            x, y = data.values[i][:, features.index(ours)], data.values[i][:, features.index(probe)]
+            m = ~np.isnan(x) & ~np.isnan(y)
+            if m.sum() > 5:
+                within.append(spearmanr(x[m], y[m]).statistic)
+        log(f"{ours} ~ {probe}: {int(both.sum())} candidates of {len(rows)} queries, Pearson "
+            f"{np.corrcoef(a[both], b[both])[0, 1]:.3f}, within-query Spearman median {np.median(within):.3f}")
+
+
 def main() -> None:
     from model2vec import StaticModel
 
@@ -129,6 +178,18 @@ def main() -> None:
     parser.add_argument("--learning-rate", type=float, default=5e-5, help="ratio-embedder-1k's (docs/training.md)")
     parser.add_argument("--control", action="store_true", help="also the untuned encoder's features")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-cv", action="store_true", help="the encoders and their pair accuracy only")
+    parser.add_argument("--control-keep", action="append", default=[], choices=EXTRA,
+                        help="the control row keeps only these of the three features (repeatable; default: all)")
+    parser.add_argument("--transformer-accuracy", action="store_true",
+                        help="with --no-cv: the pair accuracy of the transformers too, before and after tuning")
+    parser.add_argument("--ranker-seed", type=int, default=SEED,
+                        help="LightGBM's seed (the folds keep the selection's): is a row's gain more than a seed's?")
+    parser.add_argument("--shipped", action="store_true",
+                        help="also the shipped row (the probe's group dropped), at --ranker-seed")
+    parser.add_argument("--compare", type=int, default=0, metavar="N",
+                        help="with --no-cv: the untuned features of N seeded queries against the semantic group's")
+    parser.add_argument("--skip-tuned", action="store_true", help="score the control row only (with --control)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
 
@@ -160,7 +221,7 @@ def main() -> None:
     query_tokens = Tokens(base, [texts[q] for q in query_ids], 512)
     chunk_tokens = {p: Tokens(base, list(c["chunks"]["text"]), 512) for p, c in corpora.items()}
 
-    def featured(weights_of_half: tuple[np.ndarray, np.ndarray]) -> Dataset:
+    def featured(weights_of_half: tuple[np.ndarray, np.ndarray], keep: Sequence[str] = EXTRA) -> Dataset:
         data = replace(dataset, values=[v.copy() for v in dataset.values])
         for h, weights in enumerate(weights_of_half):
             rows = [i for i, q in enumerate(data.qids) if half(q) == h]
@@ -168,34 +229,60 @@ def main() -> None:
             corpus_vectors = {p: CorpusVectors(c["chunks"], c["facts_roles"], encode(weights, chunk_tokens[p]))
                               for p, c in corpora.items()}
             fill(data, rows, vectors, corpus_vectors)
+        blank = [ranker_module.FEATURES.index(f) for f in EXTRA if f not in keep]  # all-NaN: never split on
+        for values in data.values:
+            values[:, blank] = np.nan
         return data
 
-    rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    rows: dict[str, tuple[tuple[np.ndarray, np.ndarray], Sequence[str]]] = {}
+    keep = tuple(args.control_keep) or EXTRA
+    if args.shipped:
+        rows["shipped (no probe features)"] = ((np.asarray(base.embedding, dtype=np.float32),) * 2, ())
     if args.control:
         untuned = np.asarray(base.embedding, dtype=np.float32)
-        rows["untuned encoder (control)"] = (untuned, untuned)
+        rows["untuned encoder (control)" + (f", {', '.join(keep)} only" if keep != EXTRA else "")] = (
+            (untuned, untuned), keep)
     tuned = []
-    for h, name in enumerate("AB"):
+    for h, name in enumerate("AB" if not args.skip_tuned else ""):
         trained_on = [p for p in pairs if half_of[p[0]] != h]  # the other half's pairs only
         folder = tune(trained_on, args.work / f"minilm-{name}-{args.epochs}-{args.learning_rate:g}",
                       lr=args.learning_rate, epochs=args.epochs)
         tuned.append(distilled(folder, base))
-    rows[f"MiniLM tuned ({args.epochs} epoch, lr {args.learning_rate:g}), distilled, cross-fitted"] = tuple(tuned)
+        held = [p for p in pairs if half_of[p[0]] == h]  # the pairs this encoder never saw
+        log(f"encoder {name}: held-out pair accuracy (of {len(held)}) untuned "
+            f"{pair_accuracy(np.asarray(base.embedding, dtype=np.float32), base, held):.3f}, tuned and distilled "
+            f"{pair_accuracy(tuned[-1], base, held):.3f}")
+        if args.transformer_accuracy:
+            from search.training.train import resolve_backbone
 
+            log(f"encoder {name}: held-out pair accuracy of the transformer untuned "
+                f"{transformer_accuracy(resolve_backbone(BACKBONE), held):.3f}, tuned "
+                f"{transformer_accuracy(str(folder), held):.3f}")
+    if tuned:
+        rows[f"MiniLM tuned ({args.epochs} epoch, lr {args.learning_rate:g}), distilled, cross-fitted"] = (
+            (tuned[0], tuned[1]), EXTRA)
+
+    if args.no_cv:
+        if args.compare:
+            picked = sorted(np.random.default_rng(1).choice(len(dataset.qids), args.compare, replace=False))
+            untuned = np.asarray(base.embedding, dtype=np.float32)
+            compare_semantic(featured((untuned, untuned)), picked)
+        return
     results = {}
     with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        for name, weights in rows.items():
+        for name, (weights, kept) in rows.items():
             started = time.perf_counter()
-            data = featured(weights)
-            train, params = derive(data, RankerParams(seed=SEED), SHIPPED)
+            data = featured(weights, kept)
+            train, params = derive(data, RankerParams(seed=args.ranker_seed), SHIPPED)
             scores = cross_validate(train, params, folds=5, labelled=labelled, validate=VALIDATE, scored=data,
-                                    seed=SEED, executor=pool)
+                                    drop_groups=() if kept else (GROUP,), seed=SEED, executor=pool)
             results[name] = scores
-            log(name, f"{time.perf_counter() - started:.0f} s",
+            log(name, f"seed {args.ranker_seed},", f"{time.perf_counter() - started:.0f} s",
                 {k: round(v["MAP"], 4) for k, v in sorted(scores.items())})
     (args.work / "results.json").write_text(json.dumps(results, indent=1) + "\n")
     for name, scores in results.items():
-        print(name, {k: (round(v["MAP"], 4), v["queries"]) for k, v in sorted(scores.items())}, flush=True)
+        print(name, f"seed {args.ranker_seed}",
+              {k: (round(v["MAP"], 4), v["queries"]) for k, v in sorted(scores.items())}, flush=True)
     print("group", GROUP, "corpora", CORPORA)
 
 
