@@ -73,18 +73,17 @@ def pairs_of(corpora: dict, holders: dict[str, set[str]]) -> list[tuple[str, str
 
 def tune(pairs: list[tuple[str, str, str]], out: Path, *, lr: float, epochs: int) -> Path:
     """MiniLM fine-tuned on ``pairs`` (MultipleNegativesRankingLoss, in-batch negatives), saved to ``out``."""
-    from sentence_transformers import SentenceTransformer
+    import torch
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
-    from search.training.train import TrainOptions, _optimise, resolve_backbone
+    from backends.encoders import load_encoder
+    from search.training.train import TrainOptions, _optimise
 
     if (out / "config.json").exists():
         return out
     options = TrainOptions(backbone=BACKBONE, epochs=epochs, learning_rate=lr, seed=SEED)
-    import torch
-
     torch.manual_seed(SEED)
-    model = SentenceTransformer(resolve_backbone(BACKBONE), device="cpu")
+    model = load_encoder(BACKBONE)
     model.max_seq_length = options.max_length
     loss_fn = MultipleNegativesRankingLoss(model)
     examples = [(q, d) for _, q, d in pairs]
@@ -116,28 +115,29 @@ def distilled(folder: Path, base) -> np.ndarray:
     return np.load(cache)
 
 
+def _wins(queries: np.ndarray, docs: np.ndarray) -> float:
+    """How often row i's doc is closer to query i than each of 99 seeded random docs (unit vectors)."""
+    rng = np.random.default_rng(SEED)
+    return float(np.mean([float(q @ docs[i] > np.max(docs[rng.choice(len(docs), 99)] @ q))
+                          for i, q in enumerate(queries)]))
+
+
 def pair_accuracy(weights: np.ndarray, base, pairs: list[tuple[str, str, str]]) -> float:
     """How often a pair's cited facts are closer to its citing facts than each of 99 random pairs' cited facts (the
     static probe's sanity figure: does the tuning carry through the distillation?)."""
-    queries = encode(weights, Tokens(base, [q for _, q, _ in pairs], 512))
-    docs = encode(weights, Tokens(base, [d for _, _, d in pairs], 512))
-    rng = np.random.default_rng(SEED)
-    wins = [float(q @ docs[i] > np.max(docs[rng.choice(len(docs), 99)] @ q)) for i, q in enumerate(queries)]
-    return float(np.mean(wins))
+    return _wins(encode(weights, Tokens(base, [q for _, q, _ in pairs], 512)),
+                 encode(weights, Tokens(base, [d for _, _, d in pairs], 512)))
 
 
 def transformer_accuracy(folder: str, pairs: list[tuple[str, str, str]]) -> float:
     """:func:`pair_accuracy` with the transformer itself (256 tokens a text): what the tuning gained before the
     distillation."""
-    from sentence_transformers import SentenceTransformer
+    from backends.encoders import load_encoder
 
-    model = SentenceTransformer(folder, device="cpu")
+    model = load_encoder(folder)
     model.max_seq_length = 256
-    queries = model.encode([q for _, q, _ in pairs], normalize_embeddings=True, batch_size=32)
-    docs = model.encode([d for _, _, d in pairs], normalize_embeddings=True, batch_size=32)
-    rng = np.random.default_rng(SEED)
-    return float(np.mean([float(q @ docs[i] > np.max(docs[rng.choice(len(docs), 99)] @ q))
-                          for i, q in enumerate(queries)]))
+    return _wins(model.encode([q for _, q, _ in pairs], normalize_embeddings=True, batch_size=32),
+                 model.encode([d for _, _, d in pairs], normalize_embeddings=True, batch_size=32))
 
 
 def compare_semantic(data, rows: Sequence[int]) -> None:
@@ -223,8 +223,9 @@ def main() -> None:
 
     def featured(weights_of_half: tuple[np.ndarray, np.ndarray], keep: Sequence[str] = EXTRA) -> Dataset:
         data = replace(dataset, values=[v.copy() for v in dataset.values])
-        for h, weights in enumerate(weights_of_half):
-            rows = [i for i, q in enumerate(data.qids) if half(q) == h]
+        same = weights_of_half[0] is weights_of_half[1]  # one encoder for every query (the control): encode once
+        for h, weights in enumerate(weights_of_half[:1] if same else weights_of_half):
+            rows = [i for i, q in enumerate(data.qids) if same or half(q) == h]
             vectors = {q: v for q, v in zip(query_ids, encode(weights, query_tokens), strict=True)}
             corpus_vectors = {p: CorpusVectors(c["chunks"], c["facts_roles"], encode(weights, chunk_tokens[p]))
                               for p, c in corpora.items()}
@@ -253,10 +254,8 @@ def main() -> None:
             f"{pair_accuracy(np.asarray(base.embedding, dtype=np.float32), base, held):.3f}, tuned and distilled "
             f"{pair_accuracy(tuned[-1], base, held):.3f}")
         if args.transformer_accuracy:
-            from search.training.train import resolve_backbone
-
             log(f"encoder {name}: held-out pair accuracy of the transformer untuned "
-                f"{transformer_accuracy(resolve_backbone(BACKBONE), held):.3f}, tuned "
+                f"{transformer_accuracy(BACKBONE, held):.3f}, tuned "
                 f"{transformer_accuracy(str(folder), held):.3f}")
     if tuned:
         rows[f"MiniLM tuned ({args.epochs} epoch, lr {args.learning_rate:g}), distilled, cross-fitted"] = (
