@@ -284,7 +284,7 @@ def main() -> None:
     def featured(weights_of_half: tuple[np.ndarray, np.ndarray], keep: Sequence[str] = EXTRA) -> Dataset:
         data = replace(dataset, values=[v.copy() for v in dataset.values])
         same = weights_of_half[0] is weights_of_half[1]  # one encoder for every query (the control): encode once
-        for h, weights in enumerate(weights_of_half[:1] if same else weights_of_half):
+        for h, weights in enumerate(() if not keep else weights_of_half[:1] if same else weights_of_half):
             rows = [i for i, q in enumerate(data.qids) if same or half(q) == h]
             if isinstance(weights, str):  # a transformer's folder (--transformer)
                 name = "untuned" if weights == BACKBONE else Path(weights).name
