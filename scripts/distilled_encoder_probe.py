@@ -41,6 +41,7 @@ index and the ranker.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing
 import pickle
@@ -144,26 +145,30 @@ def pair_accuracy(weights: np.ndarray, base, pairs: list[tuple[str, str, str]]) 
                  encode(weights, Tokens(base, [d for _, _, d in pairs], 512)))
 
 
-def transformer_accuracy(folder: str, pairs: list[tuple[str, str, str]]) -> float:
-    """:func:`pair_accuracy` with the transformer itself (256 tokens a text): what the tuning gained before the
-    distillation."""
+@functools.lru_cache(maxsize=1)
+def transformer(folder: str):
+    """The transformer in ``folder`` at 256 tokens a text, loaded once for the several text sets it encodes."""
     from backends.encoders import load_encoder
 
     model = load_encoder(folder)
     model.max_seq_length = 256
+    return model
+
+
+def transformer_accuracy(folder: str, pairs: list[tuple[str, str, str]]) -> float:
+    """:func:`pair_accuracy` with the transformer itself (256 tokens a text): what the tuning gained before the
+    distillation."""
+    model = transformer(folder)
     return _wins(model.encode([q for _, q, _ in pairs], normalize_embeddings=True, batch_size=32),
                  model.encode([d for _, _, d in pairs], normalize_embeddings=True, batch_size=32))
 
 
 def transformer_vectors(folder: str, texts: Sequence[str], cache: Path) -> np.ndarray:
     """Unit vectors of ``texts`` from the transformer in ``folder`` (256 tokens a text), cached at ``cache``."""
-    from backends.encoders import load_encoder
-
     if not cache.exists():
         started = time.perf_counter()
-        model = load_encoder(folder)
-        model.max_seq_length = 256
-        vectors = model.encode(list(texts), normalize_embeddings=True, batch_size=32, show_progress_bar=False)
+        vectors = transformer(folder).encode(list(texts), normalize_embeddings=True, batch_size=32,
+                                             show_progress_bar=False)
         np.save(cache, np.asarray(vectors, dtype=np.float32))
         log(f"{cache.name}: {len(texts)} texts in {time.perf_counter() - started:.0f} s")
     return np.load(cache)
@@ -171,7 +176,8 @@ def transformer_vectors(folder: str, texts: Sequence[str], cache: Path) -> np.nd
 
 class FactsVectors:
     """One corpus's judgments' facts under a transformer: each facts text as a pair holds it, and the facts chunks
-    (the ``--transformer`` mode's three columns: facts text, best facts chunk, mean facts chunk)."""
+    reduced per judgment by :class:`CorpusVectors` (the ``--transformer`` mode's three columns: facts text, best
+    facts chunk, mean facts chunk)."""
 
     def __init__(self, corpus: dict, folder: str, cache: Path) -> None:
         chunks = corpus["chunks"]
@@ -181,23 +187,15 @@ class FactsVectors:
         self.text_of = {j: i for i, j in enumerate(self.ids)}
         self.texts = transformer_vectors(folder, [corpus["facts"][j] for j in self.ids],
                                          cache.with_suffix(".texts.npy"))
-        self.chunks = transformer_vectors(folder, list(chunks["text"][rows]), cache.with_suffix(".chunks.npy"))
+        vectors = transformer_vectors(folder, list(chunks["text"][rows]), cache.with_suffix(".chunks.npy"))
         order = np.argsort(judgments, kind="stable")  # a judgment's facts chunks in one run
-        self.chunks, judgments = self.chunks[order], judgments[order]
-        self.starts = np.flatnonzero(np.r_[True, judgments[1:] != judgments[:-1]])
-        self.chunk_of = {str(judgments[s]): i for i, s in enumerate(self.starts)}
-        means = np.add.reduceat(self.chunks, self.starts, axis=0)
-        self.means = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-9)
+        self.chunks = CorpusVectors({"judgment": judgments[order], "role": chunks["role"][rows][order]},
+                                    corpus["facts_roles"], vectors[order])
 
     def features(self, query: np.ndarray, candidates: Sequence[str]) -> np.ndarray:
-        texts, mean = self.texts @ query, self.means @ query
-        best = np.maximum.reduceat(self.chunks @ query, self.starts)
-        out = np.full((len(candidates), 3), np.nan, dtype=np.float32)
-        for row, jid in enumerate(candidates):
-            if (t := self.text_of.get(jid)) is not None:
-                out[row, 0] = texts[t]
-            if (c := self.chunk_of.get(jid)) is not None:
-                out[row, 1], out[row, 2] = best[c], mean[c]
+        out = self.chunks.features(query, candidates)[:, [2, 1, 0]]  # (mean, best, best facts): all facts here
+        texts = self.texts @ query
+        out[:, 0] = [texts[t] if (t := self.text_of.get(jid)) is not None else np.nan for jid in candidates]
         return out
 
 
