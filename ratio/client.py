@@ -22,7 +22,7 @@ from backends.llm import LLM
 from backends.opensearch import ConnectionSettings, IndexLayout, LocalNode, connect
 from ratio import settings
 from ratio.answer_results import AnswerOut, answer_out
-from ratio.encoders import query_encoder_name, search_encoders
+from ratio.encoders import query_encoder_name, search_encoders, tuned_encoder
 from ratio.errors import (
     IndexNotFoundError,
     LLMUnavailableError,
@@ -165,7 +165,8 @@ class Client:
     def searcher(self) -> Searcher:
         self.check_indices()
         return Searcher(self.client, self.aliases, self.encoder, reranker=self.reranker, llm=self.llm,
-                        rerank_weight=self.rerank_weight, ranker=self._ranker, graphs=self.graphs)
+                        rerank_weight=self.rerank_weight, ranker=self._ranker, graphs=self.graphs,
+                        tuned=tuned_encoder(self.client, self.aliases))
 
     def search(self, query: str, options: SearchOptions | None = None, **overrides: Any) -> SearchPage:
         """One page of judgments for ``query`` (Ratio's query syntax) with ``options``

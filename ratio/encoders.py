@@ -9,11 +9,12 @@ then all-MiniLM-L6-v2.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from opensearchpy import OpenSearch
+from opensearchpy import NotFoundError, OpenSearch
 
 from backends.encoders import DEFAULT_ENCODER, Encoder, is_static, load_encoder
 from backends.opensearch.indices import index_encoder
@@ -46,6 +47,40 @@ class LazyEncoder:
         if self._encoder is None:
             self._encoder = open_encoder(self.name)
         return self._encoder.encode(texts, **kwargs)
+
+
+def _facts_encoders(client: OpenSearch, aliases: dict[str, str]) -> dict[str, Path]:
+    """Half -> the tuned facts encoder's folder, as the judgments index names them in ``_meta.facts_encoders``
+    (``ratio train facts-encoder`` wrote their vectors there); empty when it holds no tuned vectors."""
+    try:
+        mapping = client.indices.get_mapping(index=aliases["judgments"])
+    except NotFoundError:
+        return {}
+    meta = next(iter(mapping.values()))["mappings"].get("_meta") or {}
+    return {half: Path(name) if Path(name).is_absolute() else models_dir() / name
+            for half, name in (meta.get("facts_encoders") or {}).items()}
+
+
+def tuned_encoder(client: OpenSearch, aliases: dict[str, str]) -> Encoder | None:
+    """The tuned facts encoder a search over ``aliases`` compares queries with (the serving half's), loaded on first
+    use; None when the index holds no tuned vectors."""
+    from search.ranking.tuned import SERVING
+
+    path = _facts_encoders(client, aliases).get(SERVING)
+    return LazyEncoder(str(path)) if path is not None else None
+
+
+def tuned_encoders(client: OpenSearch, aliases: dict[str, str]) -> tuple[dict[str, Encoder], dict[str, str]]:
+    """Every half's tuned facts encoder (loaded on first use) and which half each citing judgment was dealt to
+    (from the encoders' ``facts-encoder.json``): what a training set's cross-fitted features need."""
+    paths = _facts_encoders(client, aliases)
+    if not paths:
+        return {}, {}
+    card = next(iter(paths.values())).parent / "facts-encoder.json"
+    if not card.is_file():
+        raise FileNotFoundError(f"{card}: the facts encoders' card is missing (run 'ratio train facts-encoder')")
+    half_of = json.loads(card.read_text(encoding="utf-8"))["half_of"]
+    return {half: LazyEncoder(str(path)) for half, path in paths.items()}, half_of
 
 
 def search_encoders(client: OpenSearch, aliases: dict[str, str], given: str | None) -> tuple[Encoder, Encoder]:

@@ -64,7 +64,8 @@ def _runner(searcher: Searcher, mode: str) -> Callable[[SearchRequest], object]:
     if mode == "ranker":
         return lambda r: searcher.search(replace(r, rerank=False, ranking=RankingMode.RANKER))
     if mode == "document":  # the query read whole as a document (Client.search_by_document), no page decoration
-        return lambda r: searcher.ranker.rank(r.text, vector=searcher.vector(r), explain=0)  # type: ignore[union-attr]
+        return lambda r: searcher.ranker.rank(  # type: ignore[union-attr]
+            r.text, vector=searcher.vector(r), tuned=searcher.tuned_query(r.text), explain=0)
     if mode in LLM_MODES and searcher.llm is None:
         raise ValueError(f"benchmark mode {mode!r} needs a searcher with an LLM")
     if mode == "hybrid_expand_issues":

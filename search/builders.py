@@ -72,7 +72,7 @@ HIGHLIGHT: Body = {
 }
 MAX_CLAUSES = 1024  # indices.query.bool.max_clause_count's default
 VECTOR_FIELD = "vector"
-SOURCE_EXCLUDES = ["vector"]
+SOURCE_EXCLUDES = ["vector", "tuned_*"]  # the vectors (the tuned facts vectors: search.ranking.tuned)
 FACET_SIZE = 20
 
 
@@ -343,5 +343,5 @@ def judgment_summary_body(request: SearchRequest) -> Body:
     if filters:
         bool_["filter"] = filters
     body: Body = {"size": request.size, "from": (request.page - 1) * request.size,
-                  "_source": {"excludes": ["vector", "text"]}, "query": {"bool": bool_}}
+                  "_source": {"excludes": [*SOURCE_EXCLUDES, "text"]}, "query": {"bool": bool_}}
     return body

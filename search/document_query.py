@@ -69,9 +69,10 @@ def document_ranked(searcher: Searcher, text: str, *, filters: Sequence[dict[str
     ranker = searcher.ranker
     if ranker is None:
         return None
-    vector = searcher.encoder.encode([as_plain_text(text)], normalize_embeddings=True)[0]
+    plain = as_plain_text(text)
+    vector = searcher.encoder.encode([plain], normalize_embeddings=True)[0]
     return ranker.rank(text, vector=list(map(float, vector)), filters=filters, exclude=[exclude] if exclude else (),
-                       explain=explain)
+                       explain=explain, tuned=searcher.tuned_query(plain))
 
 
 def document_ranking(searcher: Searcher, text: str, *, depth: int = 1000, exclude: str | None = None,

@@ -54,6 +54,7 @@ from search.provisions import ProvisionHit
 from search.ranking import serve
 from search.ranking.model import DEFAULT_MODEL, RankerModel, RankerModelError
 from search.ranking.rank import Ranker, Ranking
+from search.ranking.tuned import SERVING, TunedQuery
 from search.records import HIT_FIELDS, ChunkHit, JudgmentChunks, StoredJudgment, roll_up
 from search.rejection import EngineError, rejection
 from search.request import SearchRequest
@@ -71,10 +72,12 @@ class Searcher:
                  server_fusion: bool | None = None, reranker: Reranker | None = None,
                  llm: LLM | None = None, rerank_weight: float = DEFAULT_RERANK_WEIGHT,
                  ranker: str | RankerModel | None = DEFAULT_MODEL, meaning_floor: float | None = None,
-                 graphs: GraphCache | None = None, llm_rerank_weight: float = DEFAULT_WEIGHT) -> None:
+                 graphs: GraphCache | None = None, llm_rerank_weight: float = DEFAULT_WEIGHT,
+                 tuned: Encoder | None = None) -> None:
         self.client = client
         self.aliases = aliases
         self.encoder = encoder
+        self.tuned = tuned  # the tuned facts encoder (search.ranking.tuned), None where the index has no vectors
         self.reranker = reranker
         self.rerank_weight = rerank_weight  # the reranker's share of a reranked score (search.rerank.blend)
         self.llm = llm
@@ -147,7 +150,8 @@ class Searcher:
         vector = self.vector(request)
         # what each candidate matched and the exact counts ride with the features (one round trip fewer);
         # every candidate source applied the constraints, so they are not checked again
-        found = ranker.rank(request.semantic_text or request.text, vector=vector,
+        text = request.semantic_text or request.text
+        found = ranker.rank(text, vector=vector, tuned=self.tuned_query(text),
                             filters=constraints(request),
                             explain=depth or (request.page * request.size if request.explain else 0),
                             understanding=request.understanding,
@@ -163,6 +167,13 @@ class Searcher:
 
     def vector(self, request: SearchRequest) -> list[float]:
         return np.asarray(self.encoder.encode([request.semantic_text], normalize_embeddings=True))[0].tolist()
+
+    def tuned_query(self, text: str) -> TunedQuery | None:
+        """``text`` under the tuned facts encoder, for the ranker's ``tuned`` features (None without one)."""
+        if self.tuned is None:
+            return None
+        vector = np.asarray(self.tuned.encode([text], normalize_embeddings=True))[0]
+        return TunedQuery(SERVING, tuple(map(float, vector)))
 
     def highlights(self, request: SearchRequest, chunk_ids: list[str]) -> dict[str, tuple[str, ...]]:
         """Highlighted sentences of the given chunks for the request's words (:class:`ChunkSearch`)."""

@@ -26,6 +26,9 @@ TRAINERS: dict[str, LazyCommand] = {
     "embedder": LazyCommand("ratio.cli.train_pairs:embedder_command",
                             "Fine-tune the bi-encoder (MultipleNegativesRankingLoss); use it with --encoder PATH or "
                             "RATIO_ENCODER."),
+    "facts-encoder": LazyCommand("ratio.cli.train_facts:train_facts_encoder",
+                                 "Tune the facts encoder on citation pairs (two cross-fitted halves) and write its "
+                                 "vectors into the indices."),
     "ranker": LazyCommand("ratio.cli.train_ranker:train_ranker",
                           "Train the learned ranker and write its model folder with a card (features, data, seed, "
                           "metrics)."),

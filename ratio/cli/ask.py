@@ -82,7 +82,7 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
                 as_json: bool) -> None:
     """Answer QUESTION from the passages Ratio retrieves, citing them, or say why it cannot."""
     from backends.encoders import ModelError
-    from ratio.encoders import search_encoders
+    from ratio.encoders import search_encoders, tuned_encoder
     from ratio.errors import LLMUnavailableError
     from search.answer import Answerer, AskOptions, Thresholds, ask
     from search.errors import QueryError
@@ -103,7 +103,8 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
     except (ValueError, ModelError) as exc:
         raise click.ClickException(str(exc)) from exc
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
-    answerer = Answerer(Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm), llm, options)
+    answerer = Answerer(Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm,
+                                 tuned=tuned_encoder(ctx.client(), aliases)), llm, options)
     console, progress = Console(), Console(stderr=True)
     try:
         answer = ask(answerer, question, mode=mode, parametric=not no_parametric, on_event=_progress(progress))

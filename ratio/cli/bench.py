@@ -28,7 +28,7 @@ from ratio.cli.options import (
     reranker_option,
     role_mode_option,
 )
-from ratio.encoders import models_dir, search_encoders
+from ratio.encoders import models_dir, search_encoders, tuned_encoder
 from ratio.llm import open_llm
 from search.benchmark import LLM_MODES, MODES, Latency, measure, percentile
 from search.execute import Searcher
@@ -96,7 +96,7 @@ def bench_search(ctx: Context, queries: Path | None, typed: bool, limit: int | N
     aliases = ctx.aliases()
     model, rescoring = search_encoders(client, aliases, encoder)
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
-    searcher = Searcher(client, aliases, model, reranker=scorer, llm=llm)
+    searcher = Searcher(client, aliases, model, reranker=scorer, llm=llm, tuned=tuned_encoder(client, aliases))
     requests = [SearchRequest.from_query(t, role_mode=role_mode, rerank_top=rerank_top, facets=False) for t in texts]
     results = measure(searcher, requests, modes or MODES + (LLM_MODES if llm else ()))
     chunks = client.count(index=aliases["chunks"])["count"]

@@ -32,7 +32,7 @@ from ratio.cli.options import (
     reranker_option,
     role_head_option,
 )
-from ratio.encoders import search_encoders
+from ratio.encoders import search_encoders, tuned_encoder
 from search.evaluate import Evaluation, evaluate, judged, ranked_run, read_qrels, read_queries, write_report
 from search.evaluate.provision_qa import METHODS
 from search.evaluate.splits import split_queries
@@ -171,7 +171,8 @@ def run_command(ctx: Context, benchmark: str, data: Path, queries_path: Path | N
     model, rescoring = search_encoders(ctx.client(), aliases, encoder)
     llm = configured_llm(llm_kind, llm_model, llm_url)
     scorer = CrossEncoderReranker(reranker) if reranker else BiEncoderRescorer(rescoring)
-    searcher = Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm, rerank_weight=rerank_weight)
+    searcher = Searcher(ctx.client(), aliases, model, reranker=scorer, llm=llm, rerank_weight=rerank_weight,
+                        tuned=tuned_encoder(ctx.client(), aliases))
     try:
         rerankers = labelled_rerankers(labelled, rescoring)
     except (ValueError, OSError, ModelError) as exc:
@@ -285,7 +286,8 @@ def _run_typed(ctx: Context, folder: Path | None, configs: tuple[str, ...], base
                    for label, path in (_label(spec, "--ranker-model") for spec in ranker_models)]
     except (ValueError, RankerModelError) as exc:
         raise click.ClickException(str(exc)) from exc
-    runner = Runner(Searcher(ctx.client(), aliases, model), candidates=candidates, rankers=rankers, saved=saved)
+    runner = Runner(Searcher(ctx.client(), aliases, model, tuned=tuned_encoder(ctx.client(), aliases)),
+                    candidates=candidates, rankers=rankers, saved=saved)
     names = list(dict.fromkeys(configs)) or ["fulltext_bm25", "title_bm25", "default"]
     try:
         for name in names:

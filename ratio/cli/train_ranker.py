@@ -29,7 +29,7 @@ from ratio import settings
 from ratio.cli.common import BENCHMARKS, Context
 from ratio.cli.extras import requires
 from ratio.cli.options import data_option
-from ratio.encoders import search_encoders
+from ratio.encoders import search_encoders, tuned_encoders
 from search.evaluate import judged, read_qrels, read_queries
 from search.evaluate.splits import split_queries
 from search.evaluate.typed import held_keys, load, packaged
@@ -85,8 +85,12 @@ def _corpus(ctx: Context, spec: str, data: Path, split: str = "tuning") -> Corpu
         raise click.ClickException(f"no index with prefix {prefix!r}: index the corpus first (ratio --prefix "
                                    f"{prefix} index PATH)")
     encoder, _ = search_encoders(client, aliases, None)
+    try:
+        tuned, half_of = tuned_encoders(client, aliases)
+    except (OSError, ValueError, KeyError) as exc:
+        raise click.ClickException(str(exc)) from exc
     if not sep:
-        return CorpusSpec(prefix, aliases, encoder)
+        return CorpusSpec(prefix, aliases, encoder, tuned=tuned, half_of=half_of)
     tuning = split_queries(benchmark, "tuning")
     if tuning is None:
         raise click.BadParameter(f"{benchmark} has no split file: its tuning queries are unknown",
@@ -98,7 +102,8 @@ def _corpus(ctx: Context, spec: str, data: Path, split: str = "tuning") -> Corpu
     labelled = labelled_queries(queries, qrels, keep, prefix, f"{benchmark}-{split}")
     typed = packaged(benchmark)
     held = held_keys([load(typed)]) if typed is not None and (typed / "queries.jsonl").is_file() else frozenset()
-    return CorpusSpec(prefix, aliases, encoder, labelled, held, labels=f"qrels: {qrels_file} ({split} queries)")
+    return CorpusSpec(prefix, aliases, encoder, labelled, held, labels=f"qrels: {qrels_file} ({split} queries)",
+                      tuned=tuned, half_of=half_of)
 
 
 def _expunge(ctx: Context, specs: list[CorpusSpec]) -> dict[str, int]:

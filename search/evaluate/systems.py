@@ -357,7 +357,8 @@ class Runner:
         if key not in self._matrices:
             plain = as_plain_text(text) if document else text
             vector = np.asarray(s.encoder.encode([plain], normalize_embeddings=True))[0].tolist()
-            self._matrices[key] = s.ranker.matrix(text if document else plain, vector=vector)[2]  # type: ignore[union-attr]
+            self._matrices[key] = s.ranker.matrix(  # type: ignore[union-attr]
+                text if document else plain, vector=vector, tuned=s.tuned_query(plain))[2]
         matrix = self._matrices[key]
         scores = self.rankers[name.split(":", 1)[1]].model.score(matrix.values)
         return [matrix.ids[i] for i in np.argsort(-scores, kind="stable")][: self.depth]

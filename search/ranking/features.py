@@ -29,6 +29,7 @@ from search.ranking.group import Answers, Candidates, FeatureSettings, Inputs, h
 from search.ranking.groups import DECLARED, FEATURE_GROUPS, FEATURES, GROUPS
 from search.ranking.known import cited_as
 from search.ranking.query import QueryProfile
+from search.ranking.tuned import TunedQuery
 from search.rejection import EngineError
 from search.understand import QueryKind
 
@@ -185,18 +186,20 @@ class Features:
     # ------------------------------------------------------------------ features
     def features(self, profile: QueryProfile, candidates: Candidates, *, vector: Sequence[float] | None = None,
                  filters: Sequence[Body] = (), exclude: Sequence[str] = (),
-                 also: Callable[[Sequence[str]], Sequence[tuple[str, Body]]] | None = None) -> FeatureMatrix:
+                 also: Callable[[Sequence[str]], Sequence[tuple[str, Body]]] | None = None,
+                 tuned: TunedQuery | None = None) -> FeatureMatrix:
         """The feature matrix of ``candidates`` for ``profile`` (semantic features are missing without ``vector``).
         ``exclude`` names the query's own judgment when it is in the corpus: its citations are left out of the
         graph features, or a judgment would count as "cited" because the query itself cites it. ``also`` gives
         requests of the caller's about the candidates (``(index, body)``: what each matched, the exact counts)
-        that ride in the same round trip; their answers are the matrix's ``extra``. ``filters`` are not needed:
+        that ride in the same round trip; their answers are the matrix's ``extra``. ``tuned`` is the query under the
+        tuned facts encoder (the ``tuned`` group's features are missing without it). ``filters`` are not needed:
         every candidate already satisfies them, and each feature body is restricted to the candidates."""
         ids = candidates.ids
         if not ids:
             return FeatureMatrix((), np.zeros((0, len(FEATURES)), dtype=np.float32), {})
         inputs = Inputs(profile, candidates, vector, self.settings, self.aliases, self.groups, lambda: self.graph,
-                        frozenset(exclude))
+                        frozenset(exclude), tuned)
         asked = [group.requests(inputs) for group in DECLARED]
         requests = [request for own in asked for request in own]
         requests.append((self.aliases["judgments"], _metadata_body(inputs)))

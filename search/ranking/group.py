@@ -32,6 +32,7 @@ import numpy as np
 from legal.roles import load_role_set
 from search.citation_graph import CitationGraph
 from search.ranking.query import QueryProfile
+from search.ranking.tuned import TunedQuery
 
 __all__ = ["Answers", "Body", "Candidates", "Clue", "EvidenceKind", "FeatureGroup", "FeatureSettings", "Inputs",
            "Metadata", "always", "hits", "norm", "present", "role_groups", "when"]
@@ -86,6 +87,7 @@ class Inputs:
     roles: Mapping[str, tuple[str, ...]]
     graph: Callable[[], CitationGraph]
     exclude: frozenset[str] = frozenset()
+    tuned: TunedQuery | None = None  # the query under the tuned facts encoder (None: no tuned features)
 
     @property
     def ids(self) -> tuple[str, ...]:

@@ -23,7 +23,9 @@ The groups, which the ablations remove one at a time (``ratio train ranker --dro
 * ``graph``: how often the corpus cites the judgment, and how it is tied by citations to the other strong
   candidates (cited together with them; citing the same judgments);
 * ``reduction``: BM25 of the whole query (every term, as often as it is said), of a sharp 30-term reduction, and
-  of the long reduction over the facts summary: for pasted fact patterns.
+  of the long reduction over the facts summary: for pasted fact patterns;
+* ``tuned``: facts against facts under the encoder tuned on the corpus's citation pairs (the candidate's facts
+  text, best facts chunk and mean facts chunk; :mod:`search.ranking.tuned`).
 
 Score features come raw and divided by the best candidate's score (a query-independent scale).
 """
@@ -53,6 +55,7 @@ from search.ranking.group import (
     when,
 )
 from search.ranking.query import QueryProfile
+from search.ranking.tuned import best_chunks, tuned_bodies
 from search.understand import QueryKind
 
 __all__ = ["DECLARED", "EXPLAINS", "FEATURES", "FEATURE_GROUPS", "GROUPS", "TITLE_FIELD", "WORD_FIELD",
@@ -416,9 +419,35 @@ class ReductionGroup(FeatureGroup):
                 "bm25_facts_summary_norm": norm(facts)}
 
 
+class TunedGroup(FeatureGroup):
+    """Facts against facts, read by the facts encoder tuned on the corpus's citation pairs
+    (:mod:`search.ranking.tuned`): the query's cosine with the candidate's facts text, with its best facts chunk and
+    with the mean of its facts chunks. Missing without the encoder's query vector, and for a judgment without facts
+    (or whose index the encoder never filled)."""
+
+    name = "tuned"
+    features = ("tuned_facts_text", "tuned_facts_best", "tuned_facts_mean")
+    explains: Mapping[str, EvidenceKind | None] = dict.fromkeys(features, FACTS)
+
+    def requests(self, inputs: Inputs) -> list[Request]:
+        if inputs.tuned is None:
+            return []
+        text, mean, chunks = tuned_bodies(inputs.tuned, inputs.ids)
+        judgments = inputs.aliases["judgments"]
+        return [(judgments, text), (judgments, mean), (inputs.aliases["chunks"], chunks)]
+
+    def read(self, inputs: Inputs, answers: Answers) -> dict[str, np.ndarray]:
+        if inputs.tuned is None:
+            return {name: inputs.missing() for name in self.features}
+        text, mean, chunks = answers.responses
+        scores = [hits(text), best_chunks(chunks), hits(mean)]  # k-NN scores, (1 + cos) / 2: as cosines
+        return {name: np.array([2.0 * found[d] - 1.0 if d in found else np.nan for d in inputs.ids])
+                for name, found in zip(self.features, scores, strict=True)}
+
+
 # The groups, in column order: the feature vector is their features in this order.
 DECLARED: tuple[FeatureGroup, ...] = (QueryGroup(), NamesGroup(), LexicalGroup(), ContextGroup(), RolesGroup(),
-                                      SemanticGroup(), LegalGroup(), GraphGroup(), ReductionGroup())
+                                      SemanticGroup(), LegalGroup(), GraphGroup(), ReductionGroup(), TunedGroup())
 FEATURE_GROUPS: dict[str, str] = {name: group.name for group in DECLARED for name in group.features}
 FEATURES: tuple[str, ...] = tuple(FEATURE_GROUPS)
 GROUPS: tuple[str, ...] = tuple(group.name for group in DECLARED)

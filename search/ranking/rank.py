@@ -20,6 +20,7 @@ from search.citation_graph import CitationGraph
 from search.ranking.features import FEATURES, Candidates, FeatureMatrix, Features, FeatureSettings
 from search.ranking.model import RankerModel
 from search.ranking.query import QueryProfile, profile
+from search.ranking.tuned import TunedQuery
 from search.understand import Understanding
 
 if TYPE_CHECKING:
@@ -69,9 +70,11 @@ class Ranker:
     def matrix(self, text: str, *, vector: Sequence[float] | None = None,
                filters: Sequence[dict[str, Any]] = (), exclude: Sequence[str] = (),
                understanding: Understanding | None = None, also: Also | None = None,
+               tuned: TunedQuery | None = None,
                ) -> tuple[QueryProfile, Candidates, FeatureMatrix, dict[str, float]]:
         """The query's profile, candidates and feature matrix (what training and ranking both need);
-        ``understanding`` is what the search box made of the typed text (read from ``text`` when not given)."""
+        ``understanding`` is what the search box made of the typed text (read from ``text`` when not given);
+        ``tuned`` is the query under the tuned facts encoder (:mod:`search.ranking.tuned`)."""
         times: dict[str, float] = {}
         started = time.perf_counter()
         query = profile(self.features.client, self.features.aliases["judgments"], text, understanding=understanding)
@@ -80,20 +83,21 @@ class Ranker:
         candidates = self.features.candidates(query, filters=filters, exclude=exclude)
         times["candidates"] = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        matrix = self.features.features(query, candidates, vector=vector, exclude=exclude, also=also)
+        matrix = self.features.features(query, candidates, vector=vector, exclude=exclude, also=also, tuned=tuned)
         times["features"] = (time.perf_counter() - started) * 1000
         return query, candidates, matrix, times
 
     def rank(self, text: str, *, vector: Sequence[float] | None = None,
              filters: Sequence[dict[str, Any]] = (), exclude: Sequence[str] = (), explain: int = 10,
-             understanding: Understanding | None = None, also: Also | None = None) -> Ranking:
+             understanding: Understanding | None = None, also: Also | None = None,
+             tuned: TunedQuery | None = None) -> Ranking:
         """Candidates for ``text`` ranked by the model; the first ``explain`` carry their contributions. ``also``
         gives the caller's own requests about the candidates, sent with the features (their answers are the
         ranking's ``extra``: one round trip fewer)."""
         if self.model is None:
             raise ValueError("this Ranker computes features only: it has no model to rank with")
         query, candidates, matrix, times = self.matrix(text, vector=vector, filters=filters, exclude=exclude,
-                                                       understanding=understanding, also=also)
+                                                       understanding=understanding, also=also, tuned=tuned)
         started = time.perf_counter()
         scores = self.model.score(matrix.values)
         order = np.argsort(-scores, kind="stable")

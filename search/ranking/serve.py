@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from legal.roles import load_role_set
-from search.builders import HIGHLIGHT, hard_text, text_query
+from search.builders import HIGHLIGHT, SOURCE_EXCLUDES, hard_text, text_query
 from search.ranking.bodies import chunk_similarity_body, terms_query
 from search.ranking.query import QueryProfile
 from search.records import HIT_FIELDS, ChunkHit
@@ -108,7 +108,7 @@ def passage_requests(request: SearchRequest, ids: Sequence[str], vector: Sequenc
     for highlights; see :func:`passage_query`) and, when a vector is given, each judgment's chunk most similar to
     it."""
     where = {"terms": {"judgment_id": list(ids)}}
-    shown = {"excludes": ["vector"]}
+    shown = {"excludes": SOURCE_EXCLUDES}
     # one group per judgment, its best matching chunks inside: only the shown chunks' texts are read, and only
     # they are highlighted (in the same request: the query is the same)
     inner: Body = {"name": "passages", "size": _PASSAGES, "_source": shown}
@@ -129,7 +129,7 @@ def passage_requests(request: SearchRequest, ids: Sequence[str], vector: Sequenc
 def first_passages_body(ids: Sequence[str]) -> Body:
     """Each judgment's opening chunk, in :func:`passage_requests`' shape: what a filter-only page shows, having
     no words to choose passages by."""
-    inner = {"name": "passages", "size": 1, "sort": [{"ordinal": "asc"}], "_source": {"excludes": ["vector"]}}
+    inner = {"name": "passages", "size": 1, "sort": [{"ordinal": "asc"}], "_source": {"excludes": SOURCE_EXCLUDES}}
     return {"query": {"terms": {"judgment_id": list(ids)}}, "size": max(len(ids), 1), "_source": False,
             "track_total_hits": False, "collapse": {"field": "judgment_id", "inner_hits": inner}}
 

@@ -26,6 +26,7 @@ import numpy as np
 from search.ranking.features import FEATURE_GROUPS, FEATURES, RankingError
 from search.ranking.model import CARD_FILE, MODEL_FILE
 from search.ranking.rank import Ranker
+from search.ranking.tuned import TunedQuery
 from search.training.folds import assign, corpus_of
 from search.training.ranker_data import TrainingQuery
 
@@ -173,15 +174,17 @@ class Dataset:
 
 def collect(queries: Sequence[TrainingQuery], rankers: Mapping[str, Ranker], *,
             vectors: Callable[[str], Sequence[float] | None] | None = None,
-            progress: Callable[[TrainingQuery], None] | None = None) -> Dataset:
+            progress: Callable[[TrainingQuery], None] | None = None,
+            tuned: Callable[[TrainingQuery], TunedQuery | None] | None = None) -> Dataset:
     """Features of every query against its corpus's ranker; ``vectors`` embeds a query text (None: no semantic
-    features)."""
+    features), ``tuned`` a query under its half's tuned facts encoder (None: no tuned features)."""
     dataset = Dataset()
     for query in queries:
         ranker = rankers[query.corpus]
         vector = vectors(query.text) if vectors else None
         try:
-            _, _, matrix, _ = ranker.matrix(query.text, vector=vector, exclude=query.exclude)
+            _, _, matrix, _ = ranker.matrix(query.text, vector=vector, exclude=query.exclude,
+                                            tuned=tuned(query) if tuned else None)
         except RankingError as exc:  # one bad query must not end a long run: it is counted, with its reason
             dataset.failed.append((query.qid, str(exc)))
             continue

@@ -28,6 +28,8 @@ from opensearchpy import OpenSearch
 from backends.encoders import Encoder
 from search.citation_graph import CitationGraph, load_graph
 from search.ranking.rank import Ranker
+from search.ranking.tuned import TunedQuery
+from search.training.facts_encoder import half_of_query
 from search.training.ranker import Dataset, collect
 from search.training.ranker_data import Guard, TrainingQuery, holders, mine_queries
 from search.training.typed import read_records, typed_queries
@@ -57,6 +59,8 @@ class CorpusSpec:
     tuning: tuple[TrainingQuery, ...] = ()
     held: frozenset[str] = frozenset()  # judgments and provisions no training query may come from (benchmarks')
     labels: str = ""  # where the tuning queries' judgments come from (a qrels file), for the manifest
+    tuned: Mapping[str, Encoder] = field(default_factory=dict)  # half -> the tuned facts encoder (none: no vectors)
+    half_of: Mapping[str, str] = field(default_factory=dict)  # citing judgment key -> the half it was dealt to
 
 
 @dataclass
@@ -110,6 +114,19 @@ def labelled_queries(queries: Iterable, qrels: Mapping[str, Mapping[str, int]], 
 def _vectors(encoder: Encoder) -> Callable[[str], Sequence[float]]:
     def embed(text: str) -> Sequence[float]:
         return np.asarray(encoder.encode([text], normalize_embeddings=True))[0].tolist()
+    return embed
+
+
+def _tuned(corpus: CorpusSpec) -> Callable[[TrainingQuery], TunedQuery | None] | None:
+    """A training query under the tuned facts encoder of its half (cross-fitting: the encoder that never saw its
+    judgment's citation pairs, :func:`search.training.facts_encoder.half_of_query`); None without the encoders."""
+    if not corpus.tuned:
+        return None
+
+    def embed(query: TrainingQuery) -> TunedQuery:
+        half = half_of_query(query.qid, corpus.half_of)
+        vector = np.asarray(corpus.tuned[half].encode([query.text], normalize_embeddings=True))[0]
+        return TunedQuery(half, tuple(map(float, vector)))
     return embed
 
 
@@ -185,7 +202,8 @@ def build_dataset(client: OpenSearch, corpora: Sequence[CorpusSpec], *, mined_pe
         built.queries += queries
         built.label_sources.update({q.source: corpus.labels for q in corpus.tuning})
         ranker = Ranker(client, corpus.aliases, None, graph=part.graph)  # features only: no model needed
-        features = collect(queries, {corpus.prefix: ranker}, vectors=_vectors(corpus.encoder), progress=progress)
+        features = collect(queries, {corpus.prefix: ranker}, vectors=_vectors(corpus.encoder), progress=progress,
+                           tuned=_tuned(corpus))
         built.dataset.extend(features)
     built.label_sources.update(LABEL_SOURCES)
     return built
