@@ -5,7 +5,9 @@ judgment that holds a guarded benchmark query (the ranker's guard, :func:`guarde
 cross-fitted halves' encoders into ``$RATIO_HOME/models/ratio-facts-encoder/{a,b}``
 (:mod:`search.training.facts_encoder`), then writes both encoders' vectors into every named corpus's indices, where
 the ranker's ``tuned`` group reads them (:mod:`search.ranking.tuned`). ``--fill-only`` writes the vectors with the
-encoders already there (after more judgments were indexed, or into another corpus).
+encoders already there (after more judgments were indexed, or into another corpus). Each update leaves the
+document's old version deleted, which BM25 counts until a merge drops it, so the command ends by merging them
+away (``expunge_deletes``), as ``ratio train ranker`` does before it computes a feature.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 import click
 
 from backends.encoders import load_encoder
-from backends.opensearch.indices import IndexLayout
+from backends.opensearch.indices import IndexLayout, IndexOperationError, expunge_deletes
 from ratio.cli.common import Context
 from ratio.cli.options import data_option
 from ratio.cli.train_ranker import guarded_texts
@@ -73,6 +75,13 @@ def train_facts_encoder(ctx: Context, corpora: tuple[str, ...], data: Path, out:
     encoders = {h: load_encoder(str(out / h)) for h in HALVES}
     models = {h: f"{FOLDER}/{h}" if out == models_dir() / FOLDER else str(out / h) for h in HALVES}
     report = {c.prefix: fill_vectors(client, c, encoders, models, log=_log) for c in facts}
+    for prefix in prefixes:  # a partial update leaves the old version deleted, and BM25 counts it until merged away
+        for kind in ("judgments", "chunks"):
+            index = IndexLayout(prefix).aliases()[kind]
+            try:
+                report[prefix][f"deleted_merged_{kind}"] = expunge_deletes(client, index)
+            except IndexOperationError as exc:
+                _log(f"{exc}: BM25 counts the old versions until the node merges them")
     json.dump(report, sys.stdout, indent=1)
     click.echo()
     if any(r["failed"] for r in report.values()):

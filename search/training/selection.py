@@ -57,6 +57,7 @@ __all__ = ["CHOICES", "FACTS", "MARGIN", "SHIPPED", "TABLE", "TYPED_SOURCES", "V
 TABLE = "docs/eval/ranker-selection/selection.md"  # where the shipped choices' table lives in the repository
 LIGHTGBM_TABLE = "docs/eval/ranker-selection-lightgbm/selection.md"  # LightGBM's own settings, judged apart
 REFIT_TABLE = "docs/eval/ranker-selection-refit/selection.md"  # the refit on every query, judged apart
+TUNED_TABLE = "docs/eval/ranker-selection-tuned/selection.md"  # the tuned facts encoder's group, judged apart
 TYPED_SOURCES = frozenset(f"mined-{kind}" for kind in KINDS)
 FACTS = "mined-facts"  # a corpus judgment's facts, citations stripped: AILA's construction exactly
 FACT_SOURCES = frozenset({FACTS, ANON_SOURCE})  # the mined fact patterns, plain and anonymised
@@ -151,6 +152,9 @@ CHOICES = (
     Choice("refit", "refit", "the model as early stopping left it (a seeded fifth of the training queries never "
            "trained on, only watched), or trained again on every query for the rounds it stopped at (×1) or a "
            "quarter more (×1.25: a fifth more queries)", (1.0, 1.25), REFIT_TABLE),
+    Choice("tuned", "drop_groups", "the tuned facts encoder's features (the tuned group: its cosines of the query "
+           "with the candidate's facts; without: --drop-group tuned), judged on a training set whose corpora hold its "
+           "vectors", (("tuned",),), TUNED_TABLE),
     Choice("facts-model", "facts_only", "one model for every query, or one trained on fact patterns alone (the mined "
            f"ones and {', '.join(sorted(FACT_BENCHMARKS))}' tuning queries), as a search routing pasted fact patterns "
            "to a model of their own would use it: read its fact-pattern rows only", (True,)),

@@ -69,7 +69,7 @@ def minilm256():
 
 
 @pytest.fixture(scope="module")
-def filled(corpus, minilm256, opensearch_settings, shared_data, tmp_path_factory) -> Path:
+def filled(client, corpus, minilm256, opensearch_settings, shared_data, tmp_path_factory) -> Path:
     """The corpus filled with two real MiniLM encoders as halves ``a`` and ``b`` (``--fill-only``)."""
     out = tmp_path_factory.mktemp("facts-encoder")
     for half in ("a", "b"):
@@ -82,6 +82,10 @@ def filled(corpus, minilm256, opensearch_settings, shared_data, tmp_path_factory
     report = json.loads(result.stdout)[prefix]
     assert report["failed"] == 0 and report["judgments"] >= 4 and report["written"] == report["chunks"] + report[
         "judgments"]
+    from backends.opensearch.indices import deleted_documents
+
+    assert "deleted_merged_chunks" in report  # each update's old version, merged away: BM25 is as before
+    assert deleted_documents(client, corpus["chunks"]) == 0 and deleted_documents(client, corpus["judgments"]) == 0
     return out
 
 
