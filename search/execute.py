@@ -127,7 +127,7 @@ class Searcher:
         if self._ranker is None and self._ranker_spec is not None and self.ranker_note is None:
             spec = self._ranker_spec
             try:
-                model = spec if isinstance(spec, RankerModel) else RankerModel.load(spec)
+                model = spec if isinstance(spec, RankerModel) else RankerModel.load(spec, tuned=self.tuned is not None)
             except RankerModelError as exc:
                 if spec != DEFAULT_MODEL:
                     raise

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from backends.opensearch.indices import IndexLayout
 from ratio.cli import cli
+from search.ranking.model import default_model_path
 from search.ranking.tuned import SERVING
 from search.training.facts_encoder import (
     FactsCorpus,
@@ -115,7 +116,8 @@ def test_the_tuned_features_are_the_encoders_cosines(client, corpus, filled, enc
     query = searcher.tuned_query(text)
     assert query is not None and query.half == SERVING
     ranker = searcher.ranker
-    assert ranker is not None
+    assert ranker is not None and ranker.model is not None
+    assert ranker.model.path == default_model_path(tuned=True)  # the shipped model trained with the tuned features
     _, candidates, matrix, _ = ranker.matrix(text, tuned=query)
     assert source in candidates.ids
     q = np.asarray(query.vector)
@@ -134,6 +136,19 @@ def test_the_tuned_features_are_the_encoders_cosines(client, corpus, filled, enc
         checked += 1
     assert checked >= 2
     assert columns["tuned_facts_text"][matrix.ids.index(source)] == pytest.approx(1.0, abs=2e-3)
+
+
+def test_an_index_without_tuned_vectors_is_ranked_by_the_model_trained_without_them(client, aliases, encoder) -> None:
+    """The session's sample corpus was never filled: no tuned encoder, and the shipped model that reads nothing it
+    lacks."""
+    from ratio.encoders import tuned_encoder
+    from search.execute import Searcher
+
+    assert tuned_encoder(client, aliases) is None
+    ranker = Searcher(client, aliases, encoder, tuned=None).ranker
+    assert ranker is not None and ranker.model is not None
+    assert ranker.model.path == default_model_path(tuned=False)
+    assert not any(f.startswith("tuned_") for f in ranker.model.features)
 
 
 def test_shown_chunks_leave_the_tuned_vectors_out(client, corpus, filled, encoder) -> None:
