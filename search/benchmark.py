@@ -64,8 +64,10 @@ def _runner(searcher: Searcher, mode: str) -> Callable[[SearchRequest], object]:
     if mode == "ranker":
         return lambda r: searcher.search(replace(r, rerank=False, ranking=RankingMode.RANKER))
     if mode == "document":  # the query read whole as a document (Client.search_by_document), no page decoration
-        return lambda r: searcher.ranker.rank(  # type: ignore[union-attr]
-            r.text, vector=searcher.vector(r), tuned=searcher.tuned_query(r.text), explain=0)
+        ranker = searcher.ranker
+        assert ranker is not None
+        return lambda r: ranker.rank(r.text, vector=searcher.vector(r), explain=0,
+                                     tuned=searcher.tuned_query(r.text, ranker.model))
     if mode in LLM_MODES and searcher.llm is None:
         raise ValueError(f"benchmark mode {mode!r} needs a searcher with an LLM")
     if mode == "hybrid_expand_issues":

@@ -72,7 +72,7 @@ def document_ranked(searcher: Searcher, text: str, *, filters: Sequence[dict[str
     plain = as_plain_text(text)
     vector = searcher.encoder.encode([plain], normalize_embeddings=True)[0]
     return ranker.rank(text, vector=list(map(float, vector)), filters=filters, exclude=[exclude] if exclude else (),
-                       explain=explain, tuned=searcher.tuned_query(plain))
+                       explain=explain, tuned=searcher.tuned_query(plain, ranker.model))
 
 
 def document_ranking(searcher: Searcher, text: str, *, depth: int = 1000, exclude: str | None = None,

@@ -127,7 +127,7 @@ class Searcher:
         if self._ranker is None and self._ranker_spec is not None and self.ranker_note is None:
             spec = self._ranker_spec
             try:
-                model = spec if isinstance(spec, RankerModel) else RankerModel.load(spec, tuned=self.tuned is not None)
+                model = spec if isinstance(spec, RankerModel) else RankerModel.load(spec)
             except RankerModelError as exc:
                 if spec != DEFAULT_MODEL:
                     raise
@@ -151,7 +151,7 @@ class Searcher:
         # what each candidate matched and the exact counts ride with the features (one round trip fewer);
         # every candidate source applied the constraints, so they are not checked again
         text = request.semantic_text or request.text
-        found = ranker.rank(text, vector=vector, tuned=self.tuned_query(text),
+        found = ranker.rank(text, vector=vector, tuned=self.tuned_query(text, ranker.model),
                             filters=constraints(request),
                             explain=depth or (request.page * request.size if request.explain else 0),
                             understanding=request.understanding,
@@ -168,9 +168,11 @@ class Searcher:
     def vector(self, request: SearchRequest) -> list[float]:
         return np.asarray(self.encoder.encode([request.semantic_text], normalize_embeddings=True))[0].tolist()
 
-    def tuned_query(self, text: str) -> TunedQuery | None:
-        """``text`` under the tuned facts encoder, for the ranker's ``tuned`` features (None without one)."""
-        if self.tuned is None:
+    def tuned_query(self, text: str, model: RankerModel | None = None) -> TunedQuery | None:
+        """``text`` under the tuned facts encoder, for the ranker's ``tuned`` features: None without the encoder
+        (the index holds no tuned vectors) or when ``model`` is given and reads none of them (the shipped one:
+        docs/evaluation.md), so such a search costs no transformer pass."""
+        if self.tuned is None or (model is not None and not model.reads("tuned")):
             return None
         vector = np.asarray(self.tuned.encode([text], normalize_embeddings=True))[0]
         return TunedQuery(SERVING, tuple(map(float, vector)))

@@ -36,7 +36,7 @@ from search.evaluate.typed import held_keys, load, packaged
 from search.ranking.features import GROUPS
 from search.training.nested import markdown as nested_markdown
 from search.training.nested import nested
-from search.training.ranker import Dataset, RankerParams, fit, save_model
+from search.training.ranker import Dataset, RankerParams, absent_groups, fit, save_model
 from search.training.ranker_build import CorpusSpec, build_dataset, labelled_queries
 from search.training.ranker_data import MINED_STYLES
 from search.training.selection import (
@@ -205,6 +205,9 @@ def _manifest_of(dataset_path: Path) -> Path:
               help="Which judged queries of each --corpus benchmark are labelled: its tuning split, or all (tuning "
                    "and reported; only with --cv and only the shipped configuration: the cross-validated figure "
                    "over a whole benchmark, each query scored by a model that never saw it; no model is written).")
+@click.option("--tuned", is_flag=True,
+              help="Train with the tuned facts encoder's group (its vectors must be in the indices: 'ratio train "
+                   "facts-encoder'); the shipped model is trained without it.")
 @click.option("--seed", default=13, show_default=True)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="Model folder (default: models/ranker under the data directory).")
@@ -215,7 +218,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
                  no_tuning: bool, no_mined: bool, mined_from: tuple[str, ...],
                  drop: tuple[str, ...], datasets: tuple[Path, ...], save_dataset: Path | None, tuning_repeat: int,
                  cv_folds: int | None, cv_choices: tuple[str, ...], cv_out: Path | None, cv_validate: tuple[str, ...],
-                 cv_cap: int | None, cv_nested: int | None, cv_workers: int, split: str,
+                 cv_cap: int | None, cv_nested: int | None, cv_workers: int, split: str, tuned: bool,
                  seed: int, out: Path | None, name: str) -> None:
     """Train the learned ranker and write its model folder with a card (features, data, seed, metrics)."""
     if split == "all" and not cv_folds:
@@ -299,16 +302,20 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
         return
     dataset = repeated(dataset, replace(SHIPPED, tuning_repeat=tuning_repeat))  # the copies (selection.repeated)
     params = params_for(RankerParams(seed=seed), SHIPPED)  # the LightGBM settings the selection chose
-    booster, features, metrics = fit(dataset, params, drop_groups=drop)
+    configuration = Configuration(params.leaves, 0 if no_tuning else tuning_repeat, not no_mined, typed_per_kind != 0,
+                                  tuple(drop), mined_from=mined_from[0] if len(mined_from) == 1 else "all",
+                                  facts_repeat=SHIPPED.facts_repeat, tuned=tuned)
+    absent = tuple(g for g in absent_groups(dataset) if g not in configuration.dropped)  # no value anywhere
+    if absent:
+        click.echo(f"no value anywhere in the training set for group(s) {', '.join(absent)}: left out", err=True)
+    booster, features, metrics = fit(dataset, params, drop_groups=(*configuration.dropped, *absent))
     folder = out or settings.home_dir() / "models" / "ranker"
     save_model(folder, booster, features, name=name, params=params, metrics=metrics,
                data={**provenance, "queries": sources,
                      "skipped_without_relevant_candidate": dict(dataset.skipped),
-                     "failed": len(dataset.failed), "dropped_groups": list(drop), "tuning_repeat": tuning_repeat,
-                     "selection": card_entry(Configuration(params.leaves, 0 if no_tuning else tuning_repeat,
-                                                           not no_mined, typed_per_kind != 0, tuple(drop),
-                                                           mined_from=mined_from[0] if len(mined_from) == 1
-                                                           else "all", facts_repeat=SHIPPED.facts_repeat)),
+                     "failed": len(dataset.failed), "dropped_groups": list(drop),
+                     **({"absent_groups": list(absent)} if absent else {}), "tuning_repeat": tuning_repeat,
+                     "selection": card_entry(configuration),
                      "command": _invocation()})
     click.echo(f"{folder}: {metrics['trees']} trees on {sum(sources.values())} queries {sources}; validation "
                f"MAP {metrics.get('valid', {}).get('MAP', 'n/a')} (reduced-query BM25 "

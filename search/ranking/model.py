@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from search.ranking.groups import FEATURES
+from search.ranking.groups import FEATURE_GROUPS, FEATURES
 
 __all__ = ["DEFAULT_MODEL", "RankerModel", "RankerModelError", "default_model_path"]
 
@@ -34,11 +34,9 @@ class RankerModelError(RuntimeError):
     """A ranker model is missing, unreadable or was trained on features this version does not compute."""
 
 
-def default_model_path(tuned: bool = True) -> Path:
-    """The folder of the model shipped with the package: the one trained with the tuned facts encoder's features
-    (``model/``), or, for an index that holds no tuned vectors (``tuned`` False: ``ratio train facts-encoder`` never
-    filled it), the one trained without them (``model_untuned/``), which reads nothing such an index lacks."""
-    return Path(str(resources.files("search.ranking").joinpath("model" if tuned else "model_untuned")))
+def default_model_path() -> Path:
+    """The folder of the model shipped with the package."""
+    return Path(str(resources.files("search.ranking").joinpath("model")))
 
 
 @dataclass(frozen=True)
@@ -55,15 +53,19 @@ class RankerModel:
         """Where each of the model's features sits in the full feature vector (:data:`FEATURES`)."""
         return [FEATURES.index(f) for f in self.features]
 
+    def reads(self, group: str) -> bool:
+        """Whether the model reads any feature of feature group ``group`` (a model trained without a group's
+        features need not have them computed: the ``tuned`` group costs a transformer pass over the query)."""
+        return any(FEATURE_GROUPS[f] == group for f in self.features)
+
     @property
     def name(self) -> str:
         return str(self.card.get("name") or self.path.name)
 
     @classmethod
-    def load(cls, path: str | Path = DEFAULT_MODEL, *, tuned: bool = True) -> RankerModel:
-        """The model in folder ``path`` (``"default"``: the shipped one for an index with tuned facts vectors, or
-        without them when ``tuned`` is False: :func:`default_model_path`)."""
-        folder = default_model_path(tuned) if str(path) == DEFAULT_MODEL else Path(path)
+    def load(cls, path: str | Path = DEFAULT_MODEL) -> RankerModel:
+        """The model in folder ``path`` (``"default"``: the shipped one)."""
+        folder = default_model_path() if str(path) == DEFAULT_MODEL else Path(path)
         model_file, card_file = folder / MODEL_FILE, folder / CARD_FILE
         if not model_file.is_file() or not card_file.is_file():
             raise RankerModelError(f"{folder} is not a ranker model: it needs {MODEL_FILE} and {CARD_FILE}")

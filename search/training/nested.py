@@ -122,7 +122,7 @@ def nested(dataset: Dataset, params: RankerParams | None = None, *, folds: int =
         if progress:
             progress(index, configuration)
         runs = [configuration] if configuration == SHIPPED else [configuration, SHIPPED]
-        jobs = [(*derive(outer, params, c), c.drop_groups) for c in runs]
+        jobs = [(*derive(outer, params, c), c.dropped) for c in runs]
         with ProcessPoolExecutor(max(1, min(workers, len(jobs))), mp_context=context,
                                  initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
             scores = list(pool.map(held_out, [j[0] for j in jobs], [held] * len(jobs), [j[1] for j in jobs],

@@ -226,6 +226,17 @@ def _map(dataset: Dataset, scores: Sequence[np.ndarray]) -> dict[str, float]:
             "nDCG@10": round(float(np.mean(ndcgs)), 4) if ndcgs else 0.0}
 
 
+def absent_groups(dataset: Dataset) -> tuple[str, ...]:
+    """The feature groups with no value anywhere in ``dataset`` (every feature missing for every candidate: the
+    ``tuned`` group on indices the facts encoder never filled). A model leaves them out, so a corpus without them
+    trains the model it trained before the group existed, byte for byte, and its searches never compute them."""
+    if not dataset.values:
+        return ()
+    values = np.vstack(dataset.values)
+    present = {FEATURE_GROUPS[f] for f, column in zip(FEATURES, values.T, strict=True) if not np.isnan(column).all()}
+    return tuple(dict.fromkeys(g for g in FEATURE_GROUPS.values() if g not in present))
+
+
 def fit(dataset: Dataset, params: RankerParams | None = None, *, drop_groups: Sequence[str] = (),
         valid_share: float = 0.2) -> tuple[Any, tuple[str, ...], dict[str, Any]]:
     """Train LambdaRank on ``dataset`` without the features of ``drop_groups``; returns the booster, its

@@ -58,6 +58,7 @@ TABLE = "docs/eval/ranker-selection/selection.md"  # where the shipped choices' 
 LIGHTGBM_TABLE = "docs/eval/ranker-selection-lightgbm/selection.md"  # LightGBM's own settings, judged apart
 REFIT_TABLE = "docs/eval/ranker-selection-refit/selection.md"  # the refit on every query, judged apart
 TUNED_TABLE = "docs/eval/ranker-selection-tuned/selection.md"  # the tuned facts encoder's group, judged apart
+TUNED_GROUP = "tuned"  # left out unless a configuration asks for it (Configuration.tuned)
 TYPED_SOURCES = frozenset(f"mined-{kind}" for kind in KINDS)
 FACTS = "mined-facts"  # a corpus judgment's facts, citations stripped: AILA's construction exactly
 FACT_SOURCES = frozenset({FACTS, ANON_SOURCE})  # the mined fact patterns, plain and anonymised
@@ -87,11 +88,17 @@ class Configuration:
     learning_rate: float = 0.05  # shrinkage; a slower rate gets proportionally more rounds (params_for)
     objective: str = "lambdarank"  # LightGBM's ranking objective: "lambdarank" or "rank_xendcg"
     refit: float = 0.0  # 0: the early-stopped model; else trained again on every query for that many × its rounds
+    tuned: bool = False  # the tuned facts encoder's group (search.ranking.tuned), which only indices it filled have
+
+    @property
+    def dropped(self) -> tuple[str, ...]:
+        """The feature groups the model leaves out: ``drop_groups``, and the tuned group unless ``tuned``."""
+        return (*self.drop_groups, *(() if self.tuned or TUNED_GROUP in self.drop_groups else (TUNED_GROUP,)))
 
     def values(self) -> dict[str, Any]:
         """The values as the card records them (the groups kept, not the ones dropped)."""
         return {"leaves": self.leaves, "tuning_repeat": self.tuning_repeat, "mined": self.mined, "typed": self.typed,
-                "groups": [g for g in GROUPS if g not in self.drop_groups], "anonymised": self.anonymised,
+                "groups": [g for g in GROUPS if g not in self.dropped], "anonymised": self.anonymised,
                 "mined_from": self.mined_from, "facts_repeat": self.facts_repeat, "facts_only": self.facts_only,
                 "min_data": self.min_data, "learning_rate": self.learning_rate, "objective": self.objective,
                 "refit": self.refit}
@@ -134,7 +141,7 @@ CHOICES = (
     Choice("mined", "mined", "the mined queries in training (without: labelled queries only)", (False,)),
     Choice("typed", "typed", "the typed mined queries in training (without: --typed 0)", (False,)),
     Choice("groups", "drop_groups", "feature groups (each dropped in turn: --drop-group)",
-           tuple((g,) for g in GROUPS)),
+           tuple((g,) for g in GROUPS if g != TUNED_GROUP)),
     Choice("anonymised", "anonymised", f"the anonymised facts queries ({ANON_SOURCE}) in training: added beside the "
            f"plain ones, or instead of them ({FACTS} then scored only)", ("added", "instead")),
     Choice("mined-from", "mined_from", "whose mined queries are in training: every corpus's, or one corpus's alone "
@@ -152,9 +159,9 @@ CHOICES = (
     Choice("refit", "refit", "the model as early stopping left it (a seeded fifth of the training queries never "
            "trained on, only watched), or trained again on every query for the rounds it stopped at (×1) or a "
            "quarter more (×1.25: a fifth more queries)", (1.0, 1.25), REFIT_TABLE),
-    Choice("tuned", "drop_groups", "the tuned facts encoder's features (the tuned group: its cosines of the query "
-           "with the candidate's facts; without: --drop-group tuned), judged on a training set whose corpora hold its "
-           "vectors", (("tuned",),), TUNED_TABLE),
+    Choice("tuned", "tuned", "the tuned facts encoder's features (the tuned group, --tuned: the query's cosines with "
+           "the candidate's facts under the encoder tuned on the corpus's citation pairs), judged on a training set "
+           "whose corpora hold its vectors", (True,), TUNED_TABLE),
     Choice("facts-model", "facts_only", "one model for every query, or one trained on fact patterns alone (the mined "
            f"ones and {', '.join(sorted(FACT_BENCHMARKS))}' tuning queries), as a search routing pasted fact patterns "
            "to a model of their own would use it: read its fact-pattern rows only", (True,)),
@@ -197,7 +204,7 @@ def trains_on(configuration: Configuration, source: str, qid: str = "") -> bool:
 
 def derive(dataset: Dataset, params: RankerParams, configuration: Configuration) -> tuple[Dataset, RankerParams]:
     """The training set and parameters of ``configuration`` from the dataset as built (tuning queries not yet
-    repeated) and the base parameters; the groups to drop are ``configuration.drop_groups``."""
+    repeated) and the base parameters; the groups to drop are ``configuration.dropped``."""
     if any("#" in q for q in dataset.qids):
         raise ValueError("the dataset's tuning queries are repeated already: the selection repeats them itself")
 
@@ -349,7 +356,7 @@ def select(dataset: Dataset, params: RankerParams | None = None, *, folds: int =
     def run(configuration: Configuration, executor: Executor | None) -> Variant:
         train, variant_params = derive(dataset, params, configuration)
         scores = cross_validate(train, variant_params, folds=folds, labelled=labelled, validate=validate,
-                                scored=dataset, cap=cap, drop_groups=configuration.drop_groups, seed=seed,
+                                scored=dataset, cap=cap, drop_groups=configuration.dropped, seed=seed,
                                 executor=executor)
         training = {s: train.sources.count(s) for s in sorted(set(train.sources))}
         variant = Variant(configuration, training, scores)

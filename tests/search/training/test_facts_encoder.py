@@ -21,7 +21,6 @@ from click.testing import CliRunner
 
 from backends.opensearch.indices import IndexLayout
 from ratio.cli import cli
-from search.ranking.model import default_model_path
 from search.ranking.tuned import SERVING
 from search.training.facts_encoder import (
     FactsCorpus,
@@ -116,8 +115,7 @@ def test_the_tuned_features_are_the_encoders_cosines(client, corpus, filled, enc
     query = searcher.tuned_query(text)
     assert query is not None and query.half == SERVING
     ranker = searcher.ranker
-    assert ranker is not None and ranker.model is not None
-    assert ranker.model.path == default_model_path(tuned=True)  # the shipped model trained with the tuned features
+    assert ranker is not None
     _, candidates, matrix, _ = ranker.matrix(text, tuned=query)
     assert source in candidates.ids
     q = np.asarray(query.vector)
@@ -138,17 +136,25 @@ def test_the_tuned_features_are_the_encoders_cosines(client, corpus, filled, enc
     assert columns["tuned_facts_text"][matrix.ids.index(source)] == pytest.approx(1.0, abs=2e-3)
 
 
-def test_an_index_without_tuned_vectors_is_ranked_by_the_model_trained_without_them(client, aliases, encoder) -> None:
-    """The session's sample corpus was never filled: no tuned encoder, and the shipped model that reads nothing it
-    lacks."""
+def test_a_model_that_reads_no_tuned_feature_costs_no_transformer_pass(client, corpus, filled, encoder) -> None:
+    """The shipped model reads none of the tuned features (docs/evaluation.md: the model trained with them lost
+    IRLeD's reported documents), so a search with the encoder at hand neither embeds the query again nor asks for
+    them; a model that reads one gets the query's vector under the serving half."""
+    from dataclasses import replace
+
     from ratio.encoders import tuned_encoder
     from search.execute import Searcher
+    from search.request import SearchRequest
 
-    assert tuned_encoder(client, aliases) is None
-    ranker = Searcher(client, aliases, encoder, tuned=None).ranker
-    assert ranker is not None and ranker.model is not None
-    assert ranker.model.path == default_model_path(tuned=False)
-    assert not any(f.startswith("tuned_") for f in ranker.model.features)
+    searcher = Searcher(client, corpus, encoder, tuned=tuned_encoder(client, corpus))
+    shipped = searcher.ranker.model  # type: ignore[union-attr]
+    assert shipped is not None and not shipped.reads("tuned")
+    assert searcher.tuned_query("the appellant was convicted", shipped) is None
+    ranking, _ = searcher.ranking(SearchRequest.from_query("appellant accused evidence"))
+    assert ranking is not None and ranking.judgments
+    assert all(np.isnan(j.features["tuned_facts_text"]) for j in ranking.judgments)
+    reading = replace(shipped, features=(*shipped.features, "tuned_facts_text"))
+    assert reading.reads("tuned") and searcher.tuned_query("the appellant", reading).half == SERVING
 
 
 def test_shown_chunks_leave_the_tuned_vectors_out(client, corpus, filled, encoder) -> None:
@@ -195,3 +201,18 @@ def test_tuning_is_seeded(tmp_path: Path) -> None:
     assert first["steps"] == 1
     weights = [(tmp_path / run / "model.safetensors").read_bytes() for run in ("one", "two")]
     assert weights[0] == weights[1]
+
+
+def test_a_group_without_any_value_is_left_out_of_a_model() -> None:
+    """Trained on indices the facts encoder never filled, the tuned group is missing everywhere: the model leaves
+    it out (and so trains what it trained before the group existed); one value anywhere keeps it."""
+    from search.ranking.groups import FEATURES
+    from search.training.ranker import Dataset, absent_groups
+
+    tuned = [FEATURES.index(f) for f in FEATURES if f.startswith("tuned_")]
+    values = np.zeros((3, len(FEATURES)), dtype=np.float32)
+    values[:, tuned] = np.nan
+    data = Dataset(["q1"], ["mined-facts"], [("C1", "C2", "C3")], [values], [np.array([1, 0, 0], dtype=np.int32)])
+    assert absent_groups(data) == ("tuned",)
+    values[1, tuned[0]] = 0.5
+    assert absent_groups(data) == ()
