@@ -88,29 +88,19 @@ def pairs_of(corpora: dict, holders: dict[str, set[str]]) -> list[tuple[str, str
 
 
 def tune(pairs: list[tuple[str, str, str]], out: Path, *, lr: float, epochs: int) -> Path:
-    """MiniLM fine-tuned on ``pairs`` (MultipleNegativesRankingLoss, in-batch negatives), saved to ``out``."""
-    import torch
-    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
-
-    from backends.encoders import load_encoder
-    from search.training.train import TrainOptions, _optimise
+    """MiniLM fine-tuned on ``pairs`` (MultipleNegativesRankingLoss, in-batch negatives), saved to ``out``: the
+    tuning ``ratio train facts-encoder`` runs (search.training.facts_encoder.tune, which took it from here), at its
+    learning rate and epochs only."""
+    from search.training.facts_encoder import EPOCHS, LEARNING_RATE
+    from search.training.facts_encoder import tune as tune_facts
 
     if (out / "config.json").exists():
         return out
-    options = TrainOptions(backbone=BACKBONE, epochs=epochs, learning_rate=lr, seed=SEED)
-    torch.manual_seed(SEED)
-    model = load_encoder(BACKBONE)
-    model.max_seq_length = options.max_length
-    loss_fn = MultipleNegativesRankingLoss(model)
-    examples = [(q, d) for _, q, d in pairs]
-
-    def step_loss(batch: list[tuple[str, str]]):
-        return loss_fn([model.preprocess([row[c] for row in batch]) for c in range(2)], None)
-
-    steps, last, seconds = _optimise(model, examples, options, step_loss,
-                                     lambda s, n, loss: s % 20 == 0 and log(f"step {s}/{n} loss {loss:.3f}"))
-    log(f"tuned on {len(examples)} pairs: {steps} steps in {seconds:.0f} s, last loss {last:.3f}")
-    model.save(str(out), create_model_card=False)
+    if (lr, epochs) != (LEARNING_RATE, EPOCHS):
+        raise SystemExit(f"the facts encoder's tuning runs at learning rate {LEARNING_RATE:g} for {EPOCHS} epoch")
+    done = tune_facts(pairs, out, seed=SEED, log=log)
+    log(f"tuned on {done['pairs']} pairs: {done['steps']} steps in {done['seconds']:.0f} s, last loss "
+        f"{done['final_loss']:.3f}")
     return out
 
 
