@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from opensearchpy import NotFoundError, OpenSearch
+from opensearchpy import OpenSearch
 
 from backends.encoders import DEFAULT_ENCODER, Encoder, is_static, load_encoder
-from backends.opensearch.indices import index_encoder
+from backends.opensearch.indices import index_encoder, index_meta
 from ratio import settings
 
 
@@ -52,11 +52,7 @@ class LazyEncoder:
 def _facts_encoders(client: OpenSearch, aliases: dict[str, str]) -> dict[str, Path]:
     """Half -> the tuned facts encoder's folder, as the judgments index names them in ``_meta.facts_encoders``
     (``ratio train facts-encoder`` wrote their vectors there); empty when it holds no tuned vectors."""
-    try:
-        mapping = client.indices.get_mapping(index=aliases["judgments"])
-    except NotFoundError:
-        return {}
-    meta = next(iter(mapping.values()))["mappings"].get("_meta") or {}
+    meta = index_meta(client, aliases["judgments"])
     return {half: Path(name) if Path(name).is_absolute() else models_dir() / name
             for half, name in (meta.get("facts_encoders") or {}).items()}
 

@@ -235,18 +235,25 @@ def update_analysis(client: OpenSearch, layout: IndexLayout,
     return report
 
 
-def index_encoder(client: OpenSearch, alias: str) -> str | None:
-    """The encoder id an index's vectors come from (its ``_meta.encoder``); None when the index is missing
-    or does not say."""
+def index_meta(client: OpenSearch, alias: str) -> dict[str, Any]:
+    """The ``_meta`` of the index behind ``alias`` (what Ratio recorded there: its encoder, language, the tuned
+    facts encoders); empty when the index is missing or records nothing."""
     try:
         found = client.indices.get_mapping(index=alias)
     except NotFoundError:
-        return None
+        return {}
     for body in found.values():
-        encoder = body["mappings"].get("_meta", {}).get("encoder")
-        if encoder:
-            return str(encoder)
-    return None
+        meta = body["mappings"].get("_meta")
+        if meta:
+            return dict(meta)
+    return {}
+
+
+def index_encoder(client: OpenSearch, alias: str) -> str | None:
+    """The encoder id an index's vectors come from (its ``_meta.encoder``); None when the index is missing
+    or does not say."""
+    encoder = index_meta(client, alias).get("encoder")
+    return str(encoder) if encoder else None
 
 
 def describe(client: OpenSearch, layout: IndexLayout) -> dict[str, dict[str, Any]]:

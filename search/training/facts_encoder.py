@@ -33,6 +33,7 @@ import numpy as np
 from opensearchpy import OpenSearch, helpers
 
 from backends.encoders import DEFAULT_ENCODER, load_encoder
+from backends.opensearch.indices import index_meta
 from search.citation_graph import load_graph
 from search.ranking.group import role_groups
 from search.ranking.query import CITATION_MASK
@@ -197,7 +198,7 @@ def fill_vectors(client: OpenSearch, corpus: FactsCorpus, encoders: Mapping[str,
     for index, fields in ((judgments, [f for h in encoders for f in judgment_fields(h)]),
                           (chunks_index, [chunk_field(h) for h in encoders])):
         meta = {"facts_encoders": dict(models)}
-        client.indices.put_mapping(index=index, body={"_meta": {**_meta(client, index), **meta},
+        client.indices.put_mapping(index=index, body={"_meta": {**index_meta(client, index), **meta},
                                                       "properties": {f: _vector_mapping(dimension) for f in fields}})
     ids = sorted(corpus.chunks)
     chunk_rows = [(j, cid, text) for j in ids for cid, text in corpus.chunks[j]]
@@ -235,8 +236,3 @@ def fill_vectors(client: OpenSearch, corpus: FactsCorpus, encoders: Mapping[str,
         failed += int(not ok)
     client.indices.refresh(index=f"{judgments},{chunks_index}")
     return {"chunks": len(chunk_rows), "judgments": len(ids), "written": written, "failed": failed}
-
-
-def _meta(client: OpenSearch, index: str) -> dict[str, Any]:
-    mapping = client.indices.get_mapping(index=index)
-    return dict(next(iter(mapping.values()))["mappings"].get("_meta") or {})
