@@ -21,7 +21,7 @@ import numpy as np
 from backends.opensearch import IndexLayout
 from ratio.encoders import search_encoders
 from search.evaluate.data import judged, read_qrels, read_queries
-from search.evaluate.systems import Runner, typed_or_pasted
+from search.evaluate.systems import Runner
 from search.execute import Searcher
 from search.provisions import find_provisions
 from search.ranking.statutes import AMBIGUOUS, rank_provisions
@@ -73,7 +73,7 @@ def main() -> None:
     prepared = []
     for query in queries:
         judgments = runner._rank_default("default", query.text)[:100]
-        plain = SearchRequest.from_query(typed_or_pasted(query.text), facets=False, highlight=False).semantic_text
+        plain = SearchRequest.from_query(query.text, facets=False, highlight=False).semantic_text
         own = {h.provision_id: h.score for h in find_provisions(client, aliases["provisions"], model, [plain],
                                                                  size=200, candidates=200,
                                                                  floor=searcher.provisions_floor)}

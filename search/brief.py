@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from legal.sentences import split
 from search.builders import constraints
-from search.document_query import document_ranked, rank_by_document, search_box_text
+from search.document_query import document_ranked, rank_by_document
 from search.hits import JudgmentHit, Passage
 from search.page import fetch_page
 from search.ranking.evidence import evidence as ranker_evidence
@@ -122,10 +122,11 @@ class BriefResult:
 
 def brief_request(text: str, *, courts: Sequence[str] = (), date_from: str | None = None,
                   date_to: str | None = None, size: int = 10) -> SearchRequest:
-    """The search request a brief amounts to: its words as plain text cut to what a query may hold (for choosing
-    and highlighting passages), with the filters every hit must satisfy. Raises ``QueryError`` for bad filters."""
-    return SearchRequest.from_query(search_box_text(text), courts=courts, date_from=date_from, date_to=date_to,
-                                    size=size, classify=False, facets=False)
+    """The search request a brief amounts to: the brief as the search box reads it, as plain words (its parsed
+    query, for choosing and highlighting passages, holds what one engine query may), with the filters every hit
+    must satisfy. Raises ``QueryError`` for bad filters."""
+    return SearchRequest.from_query(text, courts=courts, date_from=date_from, date_to=date_to, size=size,
+                                    classify=False, facets=False, plain=True)
 
 
 def _marked_words(highlights: Sequence[str]) -> tuple[str, ...]:

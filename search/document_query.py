@@ -18,13 +18,13 @@ from opensearchpy import OpenSearch
 from search.builders import FULLTEXT_FIELDS, text_query
 from search.errors import EmptyQueryError
 from search.request import SearchRequest
-from search.syntax import MAX_CHARS, as_plain_text
+from search.syntax import as_plain_text
 
 if TYPE_CHECKING:
     from search.execute import Searcher
     from search.ranking.rank import Ranking
 
-__all__ = ["SEGMENT_WORDS", "document_ranked", "document_ranking", "rank_by_document", "search_box_text"]
+__all__ = ["SEGMENT_WORDS", "document_ranked", "document_ranking", "rank_by_document"]
 
 SEGMENT_WORDS = 900  # under the parser's 1,000 terms, with room for the words it splits further
 
@@ -53,13 +53,6 @@ def rank_by_document(client: OpenSearch, judgments_alias: str, text: str, *, dep
     return sorted(totals.items(), key=lambda item: (-item[1], item[0]))[:depth]
 
 
-def search_box_text(text: str, words: int = SEGMENT_WORDS) -> str:
-    """``text`` as plain words, cut to what a typed query may hold (``words`` words, the parser's character
-    limit): what pasting a long text into the search box amounts to."""
-    kept = as_plain_text(text, words)
-    return kept if len(kept) <= MAX_CHARS else kept[:MAX_CHARS].rsplit(" ", 1)[0]
-
-
 def document_ranked(searcher: Searcher, text: str, *, filters: Sequence[dict[str, Any]] = (),
                     exclude: str | None = None, explain: int = 0) -> Ranking | None:
     """The learned ranker's :class:`~search.ranking.rank.Ranking` of a whole document (its profile takes any
@@ -70,8 +63,7 @@ def document_ranked(searcher: Searcher, text: str, *, filters: Sequence[dict[str
     if ranker is None:
         return None
     plain = as_plain_text(text)
-    vector = searcher.encoder.encode([plain], normalize_embeddings=True)[0]
-    return ranker.rank(text, vector=list(map(float, vector)), filters=filters, exclude=[exclude] if exclude else (),
+    return ranker.rank(text, vector=searcher.text_vector(plain), filters=filters, exclude=[exclude] if exclude else (),
                        explain=explain, tuned=searcher.tuned_query(plain, ranker.model))
 
 

@@ -60,6 +60,7 @@ from search.rejection import EngineError, rejection
 from search.request import SearchRequest
 from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
 from search.sorting import STORED_COUNTS, CitedBy, SortPosition, cited_by_counts, fetch
+from search.syntax import as_plain_text
 from search.understand import QueryKind
 
 __all__ = ["Searcher"]
@@ -137,21 +138,29 @@ class Searcher:
             self._ranker = Ranker(self.client, self.aliases, model, graph=lambda: self.graphs.graph(by_parties=False))
         return self._ranker
 
-    def ranking(self, request: SearchRequest, depth: int | None = None,
-                issues: bool | None = None) -> tuple[Ranking | None, str | None]:
+    def ranking(self, request: SearchRequest, depth: int | None = None, issues: bool | None = None,
+                whole: bool | None = None) -> tuple[Ranking | None, str | None]:
         """The learned ranker's ranking of ``request`` (its constraints applied to every candidate), or None
-        and the reason the fusion path must run instead (``issues``: whether an expansion produced issues)."""
+        and the reason the fusion path must run instead (``issues``: whether an expansion produced issues).
+        ``whole`` says whether the ranker reads the request's text whole (None: as the box reads it,
+        :attr:`search.understand.Understanding.whole`; False: the engine's query alone, for the evaluation that
+        chose the length)."""
         reason = serve.fallback_reason(request, issues)
         ranker = self.ranker if reason is None else None
         if reason is None and ranker is None:
             reason = self.ranker_note
         if ranker is None:
             return None, reason
-        vector = self.vector(request)
+        # a pasted text read whole is ranked as /brief ranks a brief (search.document_query.document_ranked): the
+        # whole text, its vector of every word; else the query as the engine takes it
+        if whole is None:
+            whole = request.understanding is not None and request.understanding.whole
+        text = request.text if whole else request.semantic_text or request.text
+        vector = self.text_vector(as_plain_text(text)) if whole else self.vector(request)
         # what each candidate matched and the exact counts ride with the features (one round trip fewer);
         # every candidate source applied the constraints, so they are not checked again
-        text = request.semantic_text or request.text
-        found = ranker.rank(text, vector=vector, tuned=self.tuned_query(text, ranker.model),
+        found = ranker.rank(text, vector=vector, tuned=self.tuned_query(as_plain_text(text) if whole else text,
+                                                                        ranker.model),
                             filters=constraints(request),
                             explain=depth or (request.page * request.size if request.explain else 0),
                             understanding=request.understanding,
@@ -166,7 +175,11 @@ class Searcher:
         return dataclasses.replace(found, judgments=kept, matching=matching), None
 
     def vector(self, request: SearchRequest) -> list[float]:
-        return np.asarray(self.encoder.encode([request.semantic_text], normalize_embeddings=True))[0].tolist()
+        return self.text_vector(request.semantic_text)
+
+    def text_vector(self, text: str) -> list[float]:
+        """``text`` under the query encoder, normalised (a whole pasted text or brief: every word of it)."""
+        return np.asarray(self.encoder.encode([text], normalize_embeddings=True))[0].tolist()
 
     def tuned_query(self, text: str, model: RankerModel | None = None) -> TunedQuery | None:
         """``text`` under the tuned facts encoder, for the ranker's ``tuned`` features: None without the encoder

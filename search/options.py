@@ -28,7 +28,6 @@ from typing import Any, TypeVar
 
 from search.errors import BadValueError
 from search.fusion import FusionMethod
-from search.syntax import MAX_TERMS, as_plain_text
 
 __all__ = [
     "DEFAULTS",
@@ -276,10 +275,6 @@ class SearchOptions(FilterOptions):
                      sort=None if self.sort is SortOrder.RELEVANCE else self.sort, llm_rerank=self.llm_rerank,
                      llm_rerank_deadline=self.llm_rerank_deadline)  # the request checks the window
 
-    def query_text(self, text: str) -> str:
-        """The text that is searched: ``text`` itself, or with ``plain`` its words without operators."""
-        return as_plain_text(text, max_words=MAX_TERMS) if self.plain else text
-
     def request_kwargs(self) -> dict[str, Any]:
         return {**super().request_kwargs(), "ranking": self.ranking, "fusion": self.fusion, "sort": self.sort,
                 "size": self.size,
@@ -287,7 +282,8 @@ class SearchOptions(FilterOptions):
                 "candidates": self.candidates, "rerank": self.rerank, "rerank_top": self.rerank_top,
                 "explain": self.explain, "explain_top": self.explain_top, "llm_rerank": self.llm_rerank,
                 "llm_rerank_deadline": self.llm_rerank_deadline, "expand": self.expand,
-                "provisions": self.provisions, "facets": self.facets, "highlight": self.highlight}
+                "provisions": self.provisions, "facets": self.facets, "highlight": self.highlight,
+                "plain": self.plain}
 
 
 OPTION_NAMES: frozenset[str] = frozenset(f.name for f in dataclasses.fields(SearchOptions))

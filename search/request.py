@@ -53,7 +53,6 @@ from search.options import (
     FilterOptions,
     RankingMode,
     RoleMode,
-    SearchOptions,
     SortOrder,
     check_counts,
     choice,
@@ -207,14 +206,18 @@ class SearchRequest:
         classify: bool = True,
         ranking: str | RankingMode = DEFAULTS.ranking,
         sort: str | SortOrder = DEFAULTS.sort,
+        plain: bool = DEFAULTS.plain,
     ) -> SearchRequest:
-        """Parse ``text``, normalise explicit options the same way as fielded filters, merge both, classify
-        the intent (``classify=False`` skips it) and validate. Raises a ``QueryError`` saying what to fix."""
+        """Parse ``text`` as the search box reads it (:func:`search.understand.read_query`; ``plain``: operators and
+        filters in it read as words), normalise explicit options the same way as fielded filters, merge both,
+        classify the intent (``classify=False`` skips it) and validate. Raises a ``QueryError`` saying what to
+        fix."""
         courts, judges, roles = texts(courts, "courts"), texts(judges, "judges"), texts(roles, "roles")
         cites, statutes = texts(cites, "cites"), texts(statutes, "statutes")
-        parsed, understood = None, None
+        parsed, understood, read_note = None, None, None
         if text.strip() or not _any_filter(courts, judges, years, date_from, date_to, cites, statutes):
-            parsed, understood = read_query(text)
+            reading = read_query(text, plain=plain)
+            parsed, understood, read_note = reading.parsed, reading.understanding, reading.note
         option_roles: tuple[str, ...] = ()
         for value in roles:
             option_roles += normalise_roles(value)
@@ -238,6 +241,9 @@ class SearchRequest:
             mode = choice(RoleMode, role_mode, "role_mode")
         query, query_note = bound_query(parsed.query if parsed else None,  # what reaches the engine is bounded
                                         plain=bool(understood and understood.plain))
+        if understood is not None and understood.whole:
+            query_note = _whole_note(understood, query_note is not None)
+        query_note = "; ".join(n for n in (read_note, query_note) if n) or None
         intent = classify_intent(positive_text(query)) if classify and query is not None else None
         expanded = expansions(expand)
         return cls(
@@ -259,9 +265,14 @@ class SearchRequest:
         part alone); ``overrides`` are further keyword arguments of :meth:`from_query` (``classify``,
         ``cites``, ``weights``, ...), winning over the options. Raises a ``QueryError`` saying what to fix."""
         options = options or FilterOptions()
-        if isinstance(options, SearchOptions):
-            text = options.query_text(text)
         return cls.from_query(text, **{**options.request_kwargs(), **overrides})
+
+
+def _whole_note(understood: Understanding, shortened: bool) -> str:
+    """What the page, the API and the CLI say of a pasted text the ranker reads whole."""
+    said = (f"pasted text of {understood.words:,} words, read whole as a document (as /brief reads a brief): the "
+            "ranking weighs every word")
+    return said + ("; the count and the highlights use its first thousand words" if shortened else "")
 
 
 def _any_filter(*values: object) -> bool:

@@ -12,11 +12,17 @@ is, with the legal layer's own parsers (:mod:`legal.citations` for citations and
   ``Article 21``), or a section named without its Act (``s.304-B``: :attr:`Understanding.sections` holds ``304B``,
   the section of whichever Act has one);
 * ``topic``: anything else that is typed (``dowry death cruelty by husband``, ``"dying declaration" AND murder``);
-* ``pasted``: a long text (more than ``pasted_words`` words, 30) that uses no query operator: a fact pattern or a
-  paragraph of a judgment. It is read as plain words (:func:`search.syntax.as_plain_text`, what ``/brief`` and
-  the API's ``plain=true`` do), so a stray quote, a colon after a word or a ``-`` before one is text, not syntax.
-  A long text that does use operators (an upper-case ``AND``/``OR``/``NOT`` or a known ``field:`` filter) and
-  parses is a long Boolean query, searched as written.
+* ``pasted``: a long text (more than ``pasted_words`` words, 30) that uses no query operator: a fact pattern, a
+  paragraph of a judgment, a whole judgment or brief. It is read as plain words (:func:`search.syntax.as_plain_text`,
+  what ``/brief`` and the API's ``plain=true`` do), so a stray quote, a colon after a word or a ``-`` before one is
+  text, not syntax. The learned ranker reads a pasted text **whole**, as ``/brief`` reads a brief
+  (:attr:`Understanding.whole`): its profile, citation contexts and provisions come from every word, not from the
+  first thousand that one engine query holds. A long text that does use operators (an upper-case
+  ``AND``/``OR``/``NOT`` or a known ``field:`` filter) and parses is a long Boolean query, searched as written.
+
+A name is text, not syntax: a case name, a citation or a provision with an unbalanced quote or bracket
+(``Mohd. Imran Khan v State (Govt. of``, copied short) is searched as its words, with a note saying so
+(:func:`read_query`); a query that uses operators still gets the parser's error, which says what to fix.
 
 The kind decides how the search is answered, inside the one default search (no mode a user chooses): the learned
 ranker takes every kind, with candidates from the title and the judgment's own citations for short queries
@@ -34,13 +40,17 @@ from functools import cache
 from pathlib import Path
 
 from legal.citations import extract_citations, extract_sections
-from search.errors import QueryError
+from search.errors import QueryError, QueryTooLongError, UnbalancedParenthesisError, UnbalancedQuoteError
 from search.party_names import load_party_rules, party_tokens, split_case_name
 from search.syntax import FIELDS, MAX_TERMS, ParsedQuery, as_plain_text, parse_query
 
-__all__ = ["KindRules", "QueryKind", "Understanding", "kind_rules", "read_query", "understand"]
+__all__ = ["MAX_PASTE_CHARS", "BoxReading", "KindRules", "QueryKind", "Understanding", "kind_rules", "pasted",
+           "read_query", "understand"]
 
 RULES_PATH = Path(__file__).with_name("understand.json")
+# What the box takes: a pasted text up to a long judgment (a brief's limit on /brief too); a typed query stops at the
+# parser's 10,000 characters (search.syntax.MAX_CHARS)
+MAX_PASTE_CHARS = 1_000_000
 _OPERATOR = re.compile(r"(?<!\S)(?:AND|OR|NOT)(?!\S)")
 _FIELD = re.compile(r"(?<![^\s(])([A-Za-z_]+):(?=\S)")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -51,6 +61,7 @@ class KindRules:
     """The word lists and limits of ``understand.json`` (see its ``about``)."""
 
     pasted_words: int
+    whole_words: int
     max_name_words: int
     max_side_words: int
     connectors: frozenset[str]
@@ -62,7 +73,8 @@ class KindRules:
 def kind_rules() -> KindRules:
     """The packaged rules, read once on first use (not at import)."""
     data = json.loads(RULES_PATH.read_text(encoding="utf-8"))
-    return KindRules(int(data["pasted_words"]), int(data["max_name_words"]), int(data["max_side_words"]),
+    return KindRules(int(data["pasted_words"]), int(data["whole_words"]), int(data["max_name_words"]),
+                     int(data["max_side_words"]),
                      *(frozenset(data[k]) for k in ("connectors", "ignored_words", "topic_words")))
 
 
@@ -99,11 +111,19 @@ class Understanding:
         return self.kind is not QueryKind.PASTED
 
     @property
+    def whole(self) -> bool:
+        """Whether the learned ranker reads the text whole, as ``/brief`` reads a brief (a pasted text of at least
+        ``whole_words`` words; the length was chosen on tuning queries: docs/evaluation.md), rather than the part
+        of it that one engine query holds."""
+        return self.kind is QueryKind.PASTED and self.words >= kind_rules().whole_words
+
+    @property
     def label(self) -> str:
         """How the page names the kind ("read as a case name")."""
+        read = "read whole, as a brief is" if self.whole else "read as plain words"
         return {QueryKind.NAME: "a case name" if len(self.parties) == 2 else "a party name",
                 QueryKind.CITATION: "a citation", QueryKind.PROVISION: "a provision", QueryKind.TOPIC: "words",
-                QueryKind.PASTED: f"pasted text ({self.words} words, read as plain words)"}[self.kind]
+                QueryKind.PASTED: f"pasted text ({self.words:,} words, {read})"}[self.kind]
 
 
 def _uses_operators(text: str) -> bool:
@@ -138,7 +158,7 @@ def understand(text: str) -> Understanding:
     """The kind of ``text`` as typed (before parsing), and the citations, provisions and parties it names."""
     words = len(text.split())
     if words > kind_rules().pasted_words and not _uses_operators(text):
-        return Understanding(QueryKind.PASTED, words, plain=True)
+        return pasted(text)
     found = [*extract_citations(text), *extract_sections(text)]
     provisions = tuple(dict.fromkeys(c.normalized for c in found if c.kind == "provision"))
     sections = tuple(dict.fromkeys(c.normalized for c in found if c.kind == "section"))
@@ -160,18 +180,60 @@ def understand(text: str) -> Understanding:
     return Understanding(QueryKind.TOPIC, words, citations=reporters, provisions=provisions)
 
 
-def read_query(text: str) -> tuple[ParsedQuery, Understanding]:
-    """``text`` parsed as the search box reads it: a pasted text as plain words (cut to the parser's word limit),
-    anything else with the query syntax. A long text with operators that does not parse is read as plain words
-    too (a pasted text that happens to hold an ``OR``); a typed query that does not parse raises the parser's
+@dataclass(frozen=True)
+class BoxReading:
+    """What the search box made of a text: the parsed query, what the text is, and a note when the box read it
+    otherwise than as typed (a name's stray bracket searched as a word)."""
+
+    parsed: ParsedQuery
+    understanding: Understanding
+    note: str | None = None
+
+
+def pasted(text: str) -> Understanding:
+    """The understanding of a long text read as plain words (a fact pattern, a judgment, a brief): one home for
+    the search box, ``/brief`` and the ranker's profile, so the three read the same text alike."""
+    return Understanding(QueryKind.PASTED, len(text.split()), plain=True)
+
+
+def _as_words(text: str, error: QueryError) -> BoxReading | None:
+    """``text`` searched as its words, when it failed to parse only for an unbalanced quote or bracket, uses no
+    operator, and reads as a case name, a party, a citation or a provision once they are words; None otherwise
+    (topic words with a stray quote keep the parser's error, which says what to fix)."""
+    if not isinstance(error, (UnbalancedQuoteError, UnbalancedParenthesisError)) or _uses_operators(text):
+        return None
+    plain = as_plain_text(text)
+    understood = understand(plain)
+    if understood.kind not in (QueryKind.NAME, QueryKind.CITATION, QueryKind.PROVISION) or not plain:
+        return None
+    mark = "quote" if isinstance(error, UnbalancedQuoteError) else "bracket"
+    where = f" at character {error.position + 1}" if error.position is not None else ""
+    note = f"read as {understood.label}: the unbalanced {mark}{where} is text here, not query syntax"
+    return BoxReading(parse_query(plain), understood, note)
+
+
+def read_query(text: str, *, plain: bool = False) -> BoxReading:
+    """``text`` as the search box reads it, for every caller (the CLI, both clients, the API, the pages and
+    ``ratio eval run``'s ``default``): a pasted text as plain words (its parsed query cut to the parser's word
+    limit; the ranker reads the text itself whole), anything else with the query syntax (``plain``: without
+    it, operators and filters read as words). A name with an unbalanced quote or bracket is searched as words,
+    with a note. A long text with operators that does not parse is read as plain words too (a pasted text that
+    happens to hold an ``OR``); a typed query that does not parse raises the parser's
     :class:`~search.errors.QueryError`, which says what to fix."""
-    understood = understand(text)
+    if len(text) > MAX_PASTE_CHARS:
+        raise QueryTooLongError(f"the text is {len(text):,} characters long and the search box takes "
+                                f"{MAX_PASTE_CHARS:,}: search the first part, or upload it as a brief")
+    understood = understand(as_plain_text(text) if plain else text)
     if understood.plain:
-        return parse_query(as_plain_text(text, MAX_TERMS)), understood
+        return BoxReading(parse_query(as_plain_text(text, MAX_TERMS)), understood)
+    if plain:
+        return BoxReading(parse_query(as_plain_text(text)), understood)
     try:
-        return parse_query(text), understood
-    except QueryError:
+        return BoxReading(parse_query(text), understood)
+    except QueryError as exc:
         if understood.words <= kind_rules().pasted_words:
-            raise
-    pasted = Understanding(QueryKind.PASTED, understood.words, plain=True)
-    return parse_query(as_plain_text(text, MAX_TERMS)), pasted
+            repaired = _as_words(text, exc)
+            if repaired is None:
+                raise
+            return repaired
+    return BoxReading(parse_query(as_plain_text(text, MAX_TERMS)), pasted(text))

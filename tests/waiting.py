@@ -49,7 +49,10 @@ def serve(app: Any, timeout: float = 30.0) -> Iterator[str]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    from ratio.web.factory import MAX_REQUEST_HEAD_BYTES
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                           h11_max_incomplete_event_size=MAX_REQUEST_HEAD_BYTES))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
 

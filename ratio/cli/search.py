@@ -65,7 +65,8 @@ def counts(result: SearchResult, first: int = 1) -> str:
 
 def no_match(query: str) -> str:
     """The answer when nothing matches: said plainly, with what was searched (filters included)."""
-    return f"No judgment matches {query!r}: none has the words or the phrase, and none is close enough in meaning."
+    shown = query if len(query) <= 200 else query[:200].rsplit(" ", 1)[0] + " …"  # a pasted judgment: its start
+    return f"No judgment matches {shown!r}: none has the words or the phrase, and none is close enough in meaning."
 
 
 def _table(query: str, result: SearchResult, first: int = 1) -> Table:
@@ -175,7 +176,7 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
                             provisions=provisions, plain=plain)
     request = SearchRequest.from_options(query, options, statutes=statutes)  # a QueryError says what to fix
     typed = query
-    query = request.text  # as searched (plain words with --plain), for the table's title
+    query = request.semantic_text or request.text  # as searched (plain words with --plain), for the table's title
     conn = ctx.settings()
     llm = configured_llm(llm_kind, llm_model, llm_url) if (expand or explain or llm_rerank) else None
     client = Client(conn.url, user=conn.user, password=conn.password, verify_certs=conn.verify_certs,

@@ -96,7 +96,7 @@ def serve_command(ctx: Context, host: str, port: int, api_key: str | None, api_k
     try:
         import uvicorn
 
-        import ratio.web.factory  # noqa: F401 - the web extra is there before anything starts
+        from ratio.web.factory import MAX_REQUEST_HEAD_BYTES  # the web extra is there before anything starts
     except ImportError as exc:
         raise click.ClickException(f"the web extra is missing ({exc.name}): pip install 'ratio[web]'") from exc
     origins = tuple(o.strip() for value in cors_origins for o in value.split(",") if o.strip())
@@ -119,4 +119,5 @@ def serve_command(ctx: Context, host: str, port: int, api_key: str | None, api_k
                f"{f', {workers} workers' if workers > 1 else ''}", err=True)
     uvicorn.run("ratio.web.factory:app_from_environment", factory=True, host=host, port=port, workers=workers,
                 timeout_worker_healthcheck=worker_timeout,  # models load before a worker answers (uvicorn: 5 s)
-                log_level="info", forwarded_allow_ips=forwarded_allow_ips)
+                log_level="info", forwarded_allow_ips=forwarded_allow_ips,
+                h11_max_incomplete_event_size=MAX_REQUEST_HEAD_BYTES)

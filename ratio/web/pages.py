@@ -36,7 +36,7 @@ from search.errors import ExpiredPositionError, QueryError
 from search.options import RoleMode, SortOrder
 from search.request import SearchRequest
 from search.syntax import MAX_CHARS
-from search.understand import QueryKind
+from search.understand import MAX_PASTE_CHARS, QueryKind
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
@@ -94,7 +94,7 @@ def _add_filter(params: SearchParams, clause: str) -> str:
 
 
 def _render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
-    base = {"roles": ROLES, "max_chars": MAX_CHARS, "mark": Markup}
+    base = {"roles": ROLES, "max_chars": MAX_PASTE_CHARS, "mark": Markup}  # the box takes a whole judgment
     return templates.TemplateResponse(request, name, {**base, **context}, status_code=status)
 
 
@@ -195,7 +195,8 @@ def _read_as(params: SearchParams) -> str | None:
     if understood is None or understood.kind is QueryKind.TOPIC:
         return None
     if understood.kind is QueryKind.PASTED:
-        return f"Read as pasted text ({understood.words:,} words): quotes and operators are not parsed."
+        whole = ", read whole as a brief is" if understood.whole else ""
+        return f"Read as pasted text ({understood.words:,} words{whole}): quotes and operators are not parsed."
     return f"Read as {understood.label}."
 
 

@@ -30,6 +30,7 @@ from search.options import (
     SortOrder,
 )
 from search.syntax import MAX_CHARS
+from search.understand import MAX_PASTE_CHARS
 
 MAX_DEPTH = 1_000  # candidates (chunks) one API search may rank; pages beyond need a narrower query
 MAX_EXPLAIN = 10
@@ -43,8 +44,10 @@ class SearchParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    q: str = Field("", max_length=MAX_CHARS, description="Query text: words, \"phrases\", AND/OR/NOT, -word, "
-                   "and filters court: judge: year: from: to: role: cites: statute:.")
+    q: str = Field("", max_length=MAX_PASTE_CHARS, description="Query text: words, \"phrases\", AND/OR/NOT, -word, "
+                   "and filters court: judge: year: from: to: role: cites: statute: (a typed query up to "
+                   f"{MAX_CHARS:,} characters), or a pasted text up to {MAX_PASTE_CHARS:,} (a fact pattern, a "
+                   "whole judgment or brief: read whole, as /search/document reads a brief).")
     court: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="Only these courts.")
     judge: list[str] = Field(default_factory=list, max_length=MAX_LIST, description="Only with these judges.")
     date_from: str | None = Field(None, max_length=20, description="Decided on or after (YYYY, YYYY-MM-DD).")

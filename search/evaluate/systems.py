@@ -32,7 +32,7 @@ import numpy as np
 
 from backends.llm import LLMError
 from search.builders import FULLTEXT_FIELDS, bm25_body, judgment_summary_body, knn_body, text_query
-from search.document_query import document_ranking, rank_by_document, search_box_text
+from search.document_query import document_ranking, rank_by_document
 from search.execute import Searcher
 from search.expand import legal_issues, parametric_provisions
 from search.fusion import FusionMethod, fuse
@@ -46,7 +46,6 @@ from search.records import ChunkHit, by_id, roll_up
 from search.request import RankingMode, SearchRequest
 from search.rerank import Reranker, rerank
 from search.syntax import as_plain_text
-from search.understand import kind_rules
 
 
 @dataclass(frozen=True)
@@ -63,8 +62,11 @@ class Config:
 
 CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("default", "judgments", "exactly what 'ratio search' and Client.search do by default (today: the "
-           "learned ranker; the fusion path where it cannot run), on the query's plain text as the search box "
-           "takes it (up to 900 words)"),
+           "learned ranker; the fusion path where it cannot run), on the query as the search box reads it "
+           "(search.understand.read_query: a pasted text read whole, as /brief reads a brief)"),
+    Config("default_cut", "judgments", "the default with a pasted text never read whole: the ranker given the part "
+           "one engine query holds (its first 960 positions as plain words), as the search box read pastes to "
+           "2026-12-05 (the choice of whole_words)"),
     Config("default_llm_rerank", "judgments", "the default, then its top k (--llm-rerank-top) graded by the LLM "
            "and reordered (search.llm_rerank): what 'ratio search --llm-rerank K' does, without its deadline",
            llm=True),
@@ -257,8 +259,8 @@ class Runner:
             return list(self.saved[name.split(":", 1)[1]].get(qid or "", ()))[: self.depth]
         s = self.searcher
         if name == "default" and self.task == "provisions":
-            return [hit.provision_id for hit in s.provisions_for(typed_or_pasted(text), self.depth)]
-        if name in ("default", "fusion") or name.startswith("ranker:"):
+            return [hit.provision_id for hit in s.provisions_for(text, self.depth)]
+        if name in ("default", "default_cut", "fusion") or name.startswith("ranker:"):
             return self._rank_default(name, text)
         if name == "default_llm_rerank":
             return self._rank_llm_reranked(text)
@@ -326,11 +328,12 @@ class Runner:
         request on the fusion path; ``ranker:LABEL`` the default's feature matrix scored by another model."""
         s = self.searcher
         mode = RankingMode.FUSION if name == "fusion" else RankingMode.RANKER
-        request = SearchRequest.from_query(typed_or_pasted(text), ranking=mode, candidates=self.candidates,
-                                           facets=False, highlight=False)
+        request = SearchRequest.from_query(text, ranking=mode, candidates=self.candidates, facets=False,
+                                           highlight=False)
         if name.startswith("ranker:"):
-            return self._rank_labelled(name, request.semantic_text)
-        ranked, _ = s.ranking(request, depth=0)
+            whole = request.understanding is not None and request.understanding.whole
+            return self._rank_labelled(name, text if whole else request.semantic_text, document=whole)
+        ranked, _ = s.ranking(request, depth=0, whole=False if name == "default_cut" else None)
         if ranked is not None:
             return [j.judgment_id for j in ranked.judgments][: self.depth]
         groups, _ = s.fused_window(request, s.expanded_chunks(request, ())[0], passages=1)
@@ -340,7 +343,7 @@ class Runner:
         """``default``'s ranking with its top ``llm_rerank_top`` graded by the LLM (:meth:`Searcher.llm_reranked`,
         no deadline but the longest a request may ask for), as ``ratio search --llm-rerank K`` orders them."""
         s = self.searcher
-        request = SearchRequest.from_query(typed_or_pasted(text), candidates=self.candidates, facets=False,
+        request = SearchRequest.from_query(text, candidates=self.candidates, facets=False,
                                            highlight=False, llm_rerank=self.llm_rerank_top,
                                            llm_rerank_deadline=MAX_LLM_RERANK_DEADLINE)
         ranked, _ = s.ranking(request, depth=0)
@@ -368,7 +371,7 @@ class Runner:
         s = self.searcher
         if text not in self._precedents:
             self._precedents[text] = self._rank_default("default", text)
-        plain = SearchRequest.from_query(typed_or_pasted(text), facets=False, highlight=False).semantic_text
+        plain = SearchRequest.from_query(text, facets=False, highlight=False).semantic_text
         options.setdefault("floor", s.provisions_floor)  # as the search lists them: the meaning floor holds
         return rank_provisions(s.client, s.aliases, s.encoder, plain, self._precedents[text], depth=self.depth,
                                **options)
@@ -391,12 +394,6 @@ class Runner:
         texts = parametric if name == "provisions_parametric" else [plain, *parametric]
         hits = find_provisions(s.client, index, s.encoder, texts or [plain], size=self.depth, candidates=self.depth)
         return [hit.provision_id for hit in hits]
-
-
-def typed_or_pasted(text: str) -> str:
-    """``text`` as the search box takes it: a typed query as it is (the box reads it, :mod:`search.understand`),
-    a longer text as plain words cut to what the box holds (:func:`search.document_query.search_box_text`)."""
-    return text if len(text.split()) <= kind_rules().pasted_words else search_box_text(text)
 
 
 def filter_safety(searcher: Searcher, queries: list, qrels: dict[str, dict[str, int]],

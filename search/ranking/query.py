@@ -26,7 +26,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from legal.citations import Citation, extract_citations
-from search.understand import QueryKind, Understanding, kind_rules, understand
+from search.understand import QueryKind, Understanding, kind_rules, pasted, understand
 
 __all__ = ["CITATION_MASK", "QueryProfile", "TermStat", "citation_contexts", "latest_year", "profile",
            "term_statistics"]
@@ -199,6 +199,5 @@ def profile(client: OpenSearch, judgments: str, text: str, *, context_terms: int
     cited = tuple(dict.fromkeys(c.normalized for c in citations if c.kind != "provision"))
     if understanding is None:  # a long text given to the ranker is a fact pattern or a document, operators or not
         words = len(text.split())
-        understanding = understand(text) if words <= kind_rules().pasted_words else \
-            Understanding(QueryKind.PASTED, words, plain=True)
+        understanding = understand(text) if words <= kind_rules().pasted_words else pasted(text)
     return QueryProfile(text, terms, corpus, contexts, provisions, cited, latest_year(text), reduced, understanding)

@@ -67,7 +67,8 @@ def test_options_make_the_same_request_as_keywords() -> None:
 
 def test_plain_reads_the_text_as_words() -> None:
     request = SearchRequest.from_options('court:"X" -dowry AND death', SearchOptions(plain=True))
-    assert request.filters.empty and request.text == SearchOptions(plain=True).query_text('court:"X" -dowry AND death')
+    assert request.filters.empty and request.text == 'court:"X" -dowry AND death'  # as typed; read as words
+    assert request.semantic_text == "court X dowry and death" and request.query_note is None
     assert SearchRequest.from_options('court:"X" death').filters.courts == ("X",)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from search.errors import UnbalancedQuoteError
+from search.errors import QueryError, UnbalancedQuoteError
 from search.request import SearchRequest
 from search.syntax import Phrase, leaves
 from search.understand import QueryKind, kind_rules, read_query, understand
@@ -49,8 +49,9 @@ FACTS = ('The appellant married the deceased in 1998. Within two years she died 
 
 def test_a_pasted_fact_pattern_with_a_stray_quote_is_read_as_plain_words() -> None:
     assert len(FACTS.split()) > kind_rules().pasted_words
-    parsed, found = read_query(FACTS)
-    assert found.kind is QueryKind.PASTED and found.plain and not found.every_word
+    reading = read_query(FACTS)
+    parsed, found = reading.parsed, reading.understanding
+    assert found.kind is QueryKind.PASTED and found.plain and not found.every_word and reading.note is None
     assert not any(isinstance(leaf, Phrase) for leaf in leaves(parsed.query))  # the quote is text, not a phrase
     request = SearchRequest.from_query(FACTS)
     assert request.kind is QueryKind.PASTED and request.text == FACTS
@@ -61,9 +62,36 @@ def test_a_typed_query_with_a_stray_quote_still_says_what_to_fix() -> None:
         read_query('"dying declaration murder')
 
 
+@pytest.mark.parametrize(("text", "kind", "mark"), [
+    ("Mohd. Imran Khan v State (Govt. of", QueryKind.NAME, "bracket"),  # a title copied short
+    ('State of Punjab v. "Gurmit Singh', QueryKind.NAME, "quote"),
+    ("Sewa Singh) v State of Punjab", QueryKind.NAME, "bracket"),
+    ('"Virsa Singh', QueryKind.NAME, "quote"),  # a party alone
+    ("AIR 1962 SC 605 (", QueryKind.CITATION, "bracket"),
+    ("section 304B IPC (", QueryKind.PROVISION, "bracket"),
+])
+def test_a_name_with_an_unbalanced_quote_or_bracket_is_searched_as_words(text: str, kind: QueryKind,
+                                                                         mark: str) -> None:
+    reading = read_query(text)
+    assert reading.understanding.kind is kind and not reading.understanding.plain
+    assert not any(ch in leaf.text for leaf in leaves(reading.parsed.query) for ch in '"()')
+    assert reading.note and reading.note.startswith(f"read as {reading.understanding.label}")
+    assert f"the unbalanced {mark} at character" in reading.note
+    request = SearchRequest.from_query(text)  # the note reaches the page, the API and the CLI
+    assert request.kind is kind and request.query_note == reading.note and request.text == text
+
+
+@pytest.mark.parametrize("text", ["(murder OR homicide", 'court:"Supreme Court', 'murder "dying declaration',
+                                  "Sewa Singh v State (AND"])
+def test_a_query_that_uses_operators_or_reads_as_words_keeps_its_syntax_error(text: str) -> None:
+    with pytest.raises(QueryError):
+        read_query(text)
+
+
 def test_a_long_boolean_query_is_searched_as_written() -> None:
     words = " ".join(f"word{i}" for i in range(kind_rules().pasted_words))
-    parsed, found = read_query(f'"dying declaration" AND murder {words} court:"Supreme Court of India"')
+    reading = read_query(f'"dying declaration" AND murder {words} court:"Supreme Court of India"')
+    parsed, found = reading.parsed, reading.understanding
     assert found.kind is QueryKind.TOPIC and not found.plain
     assert parsed.filters.courts == ("Supreme Court of India",)
     assert any(isinstance(leaf, Phrase) for leaf in leaves(parsed.query))

@@ -34,8 +34,8 @@ def test_the_page_says_how_it_read_the_query(api: TestClient) -> None:
     assert page.status_code == 200 and "never closes" not in page.text
     note = re.search(r'<p class="read-as[^"]*" id="read-as">(.*?)</p>', page.text)
     words = len(pasted.split())
-    assert note and html.unescape(note.group(1)) == (f"Read as pasted text ({words} words): quotes and operators are "
-                                                     "not parsed.")
+    assert note and html.unescape(note.group(1)) == (f"Read as pasted text ({words} words, read whole as a brief is): "
+                                                     "quotes and operators are not parsed.")
     named = api.get("/", params={"q": "Kashmiri Lal v State Of Haryana"}).text
     assert re.search(r'id="read-as">Read as a case name\.</p>', named)
     assert 'id="read-as"' not in api.get("/", params={"q": "murder evidence"}).text  # plain words: nothing to say

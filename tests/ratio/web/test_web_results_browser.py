@@ -43,7 +43,8 @@ def test_a_pasted_fact_pattern_with_a_stray_quote_shows_results(page) -> None:
     assert page.locator("ol.hits li.hit").count() >= 3
     assert page.locator("p.error").count() == 0 and "never closes" not in page.content()
     expect(page.locator("#read-as")).to_have_text(
-        f"Read as pasted text ({len(PASTED.split())} words): quotes and operators are not parsed.")
+        f"Read as pasted text ({len(PASTED.split())} words, read whole as a brief is): quotes and operators are "
+        "not parsed.")
     expect(page.locator("#summary")).to_contain_text("have any of the pasted text's words")
     shot(page, "results-pasted")
 
