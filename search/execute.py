@@ -23,6 +23,7 @@ A request sorted by date or cited-by count does not rank: it pages the whole mat
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -166,7 +167,7 @@ class Searcher:
                             understanding=request.understanding,
                             also=lambda ids: self.matcher.requests(request, ids, check_constraints=False))
         similarity = {j.judgment_id: cosine(j.features["sim_chunk"]) for j in found.judgments
-                      if j.features.get("sim_chunk")}
+                      if j.features.get("sim_chunk") and not math.isnan(j.features["sim_chunk"])}  # NaN: not rescored
         ids = [j.judgment_id for j in found.judgments]
         named = found.sources.named if found.sources else {}
         matching = self.matcher.decide(request, ids, found.extra, similarity, named) if found.extra else \

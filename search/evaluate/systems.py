@@ -46,6 +46,7 @@ from search.records import ChunkHit, by_id, roll_up
 from search.request import RankingMode, SearchRequest
 from search.rerank import Reranker, rerank
 from search.syntax import as_plain_text
+from search.understand import QueryKind
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,12 @@ class Runner:
             return Config(name, "judgments", f"hybrid, top {self.rerank_top} chunks reranked by {label}"
                           f"{f' ({found.description})' if found.description else ''}, reranker weight "
                           f"{found.weight:g}")
+        if name.startswith("default_rescore:"):
+            if not name.split(":", 1)[1].isdigit() or int(name.split(":", 1)[1]) < 1:
+                raise ValueError(f"configuration {name!r}: default_rescore:N takes a number of judgments, N >= 1")
+            return Config(name, "judgments", f"the default with the ranker in two stages: every candidate scored on "
+                          f"the first stage's features, the best {name.split(':', 1)[1]} rescored with all "
+                          "(the choice of FeatureSettings.rescore)")
         if name.startswith(("ranker:", "ranker_document:")):
             label = name.split(":", 1)[1]
             if label not in self.rankers:
@@ -262,6 +269,8 @@ class Runner:
             return [hit.provision_id for hit in s.provisions_for(text, self.depth)]
         if name in ("default", "default_cut", "fusion") or name.startswith("ranker:"):
             return self._rank_default(name, text)
+        if name.startswith("default_rescore:"):
+            return self._rank_rescored(int(name.split(":", 1)[1]), text)
         if name == "default_llm_rerank":
             return self._rank_llm_reranked(text)
         if name.startswith("ranker_document:"):
@@ -338,6 +347,19 @@ class Runner:
             return [j.judgment_id for j in ranked.judgments][: self.depth]
         groups, _ = s.fused_window(request, s.expanded_chunks(request, ())[0], passages=1)
         return [group.judgment_id for group in groups][: self.depth]
+
+    def _rank_rescored(self, rescore: int, text: str) -> list[str]:
+        """``default`` with the ranker's features read in two stages for every kind of query, the best ``rescore``
+        rescored."""
+        ranker = self.searcher.ranker
+        if ranker is None:
+            raise ValueError(f"default_rescore needs the learned ranker: {self.searcher.ranker_note}")
+        shipped = ranker.features.settings
+        ranker.features.settings = replace(shipped, rescore=tuple((kind.value, rescore) for kind in QueryKind))
+        try:
+            return self._rank_default("default", text)
+        finally:
+            ranker.features.settings = shipped
 
     def _rank_llm_reranked(self, text: str) -> list[str]:
         """``default``'s ranking with its top ``llm_rerank_top`` graded by the LLM (:meth:`Searcher.llm_reranked`,

@@ -25,7 +25,7 @@ from opensearchpy import OpenSearch
 from search.citation_graph import CitationGraph, load_graph
 from search.party_names import name_query
 from search.ranking import bodies
-from search.ranking.group import Answers, Candidates, FeatureSettings, Inputs, hits, role_groups
+from search.ranking.group import Answers, Candidates, FeatureGroup, FeatureSettings, Inputs, hits, role_groups
 from search.ranking.groups import DECLARED, FEATURE_GROUPS, FEATURES, GROUPS
 from search.ranking.known import cited_as
 from search.ranking.query import QueryProfile
@@ -187,36 +187,53 @@ class Features:
     def features(self, profile: QueryProfile, candidates: Candidates, *, vector: Sequence[float] | None = None,
                  filters: Sequence[Body] = (), exclude: Sequence[str] = (),
                  also: Callable[[Sequence[str]], Sequence[tuple[str, Body]]] | None = None,
-                 tuned: TunedQuery | None = None) -> FeatureMatrix:
+                 tuned: TunedQuery | None = None, groups: Sequence[FeatureGroup] | None = None,
+                 known: FeatureMatrix | None = None) -> FeatureMatrix:
         """The feature matrix of ``candidates`` for ``profile`` (semantic features are missing without ``vector``).
         ``exclude`` names the query's own judgment when it is in the corpus: its citations are left out of the
         graph features, or a judgment would count as "cited" because the query itself cites it. ``also`` gives
         requests of the caller's about the candidates (``(index, body)``: what each matched, the exact counts)
         that ride in the same round trip; their answers are the matrix's ``extra``. ``tuned`` is the query under the
         tuned facts encoder (the ``tuned`` group's features are missing without it). ``filters`` are not needed:
-        every candidate already satisfies them, and each feature body is restricted to the candidates."""
+        every candidate already satisfies them, and each feature body is restricted to the candidates.
+
+        ``groups`` are the groups computed (every declared one when None; the others' columns missing, NaN);
+        ``known`` holds the columns and metadata read before for these same candidates (the first stage's,
+        :class:`search.ranking.rank.Ranker`), kept for the groups not computed here: the metadata is asked again
+        only when none is known."""
         ids = candidates.ids
         if not ids:
             return FeatureMatrix((), np.zeros((0, len(FEATURES)), dtype=np.float32), {})
+        groups = DECLARED if groups is None else groups
         inputs = Inputs(profile, candidates, vector, self.settings, self.aliases, self.groups, lambda: self.graph,
                         frozenset(exclude), tuned)
-        asked = [group.requests(inputs) for group in DECLARED]
+        asked = [group.requests(inputs) for group in groups]
         requests = [request for own in asked for request in own]
-        requests.append((self.aliases["judgments"], _metadata_body(inputs)))
+        if known is None:
+            requests.append((self.aliases["judgments"], _metadata_body(inputs)))
         riders = list(also(ids)) if also else []
         answers = _msearch(self.client, [*requests, *riders])
-        meta = _metadata(answers[len(requests) - 1])
-        columns: dict[str, np.ndarray] = {}
+        meta = _metadata(answers[len(requests) - 1]) if known is None else known.meta
+        columns: dict[str, np.ndarray] = {} if known is None else {
+            name: known.values[:, i].astype(np.float64) for i, name in enumerate(FEATURES)}
         at = 0
-        for group, own in zip(DECLARED, asked, strict=True):
+        for group, own in zip(groups, asked, strict=True):
             read = group.read(inputs, Answers(answers[at:at + len(own)], meta, columns))
             at += len(own)
             if set(read) != set(group.features):
                 raise RuntimeError(f"feature group {group.name!r} read {sorted(read)}, "
                                    f"not its declared {list(group.features)}")
             columns.update(read)
-        values = np.column_stack([columns[name] for name in FEATURES]).astype(np.float32)
-        return FeatureMatrix(ids, values, meta, tuple(answers[len(requests):]))
+        values = np.column_stack([columns.get(name, np.full(len(ids), np.nan)) for name in FEATURES]).astype(
+            np.float32)
+        extra = tuple(answers[len(requests):]) if known is None or riders else known.extra
+        return FeatureMatrix(ids, values, meta, extra)
+
+    def subset(self, matrix: FeatureMatrix, rows: Sequence[int]) -> FeatureMatrix:
+        """The rows ``rows`` of ``matrix`` (and their candidates' metadata), in that order."""
+        ids = tuple(matrix.ids[i] for i in rows)
+        return FeatureMatrix(ids, matrix.values[list(rows)], {d: matrix.meta[d] for d in ids if d in matrix.meta},
+                             matrix.extra)
 
 
 def _title_text(profile: QueryProfile) -> str:

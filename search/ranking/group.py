@@ -54,6 +54,15 @@ class FeatureSettings:
     # half: 100, 200 and 500 gave the same success@1 and MRR@10 there; topic words lost 0.05 MAP at 100, so keep depth)
     title_depth: int = 50  # judgments whose titles match a typed query best
     citation_depth: int = 20  # judgments carrying a reporter citation the query names as their own
+    # two stages (search.ranking.rank), per query kind: the second stage's features for only the best N candidates.
+    # Typed topic words and provisions (their sources keep the full depth): 50, chosen on the typed tuning half,
+    # where 50, 100 and 200 all kept MAP within 0.0005; pasted texts lost 0.01 on AILA's tuning half at every N, so
+    # they are read in one stage (docs/evaluation.md)
+    rescore: tuple[tuple[str, int], ...] = (("topic", 50), ("provision", 50))
+
+    def rescored(self, kind: str | None) -> int | None:
+        """How many candidates of a query of ``kind`` get the second stage's features (None: every one)."""
+        return dict(self.rescore).get(kind or "")
 
 
 @dataclass(frozen=True)
@@ -182,6 +191,9 @@ class FeatureGroup(ABC):
     name: ClassVar[str]
     features: tuple[str, ...]
     explains: Mapping[str, EvidenceKind | None]
+    # read only for the best candidates when the ranker scores in two stages (FeatureSettings.rescore): the groups
+    # whose requests cost in proportion to the candidates' chunks or scan every candidate's text
+    second_stage: ClassVar[bool] = False
 
     def requests(self, inputs: Inputs) -> list[Request]:
         """The requests this group needs answered (none unless it says so)."""

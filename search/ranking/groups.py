@@ -240,6 +240,7 @@ class RolesGroup(FeatureGroup):
     candidate's: one aggregation over the candidates' chunks."""
 
     name = "roles"
+    second_stage = True
     features = ("role_any_norm", *(f"role_{group}_norm" for group in ROLE_GROUPS))
     explains: Mapping[str, EvidenceKind | None] = {
         "role_any_norm": present("passage", "a passage matches closely"),
@@ -263,6 +264,7 @@ class SemanticGroup(FeatureGroup):
     has no chunk of it."""
 
     name = "semantic"
+    second_stage = True
     features = ("sim_judgment", "sim_chunk", *(f"sim_{g}" for g in SIM_GROUPS))
     _meaning = present("meaning", "similar in meaning")
     explains: Mapping[str, EvidenceKind | None] = {"sim_judgment": _meaning, "sim_chunk": _meaning,
@@ -393,6 +395,7 @@ class ReductionGroup(FeatureGroup):
     for facts like the query's). Computed for every query; a typed query's terms are few, so it costs little."""
 
     name = "reduction"
+    second_stage = True
     features = ("bm25_full", "bm25_full_norm", "bm25_kl30_norm", "bm25_facts_summary_norm")
     full_terms = 500  # under the bool query's clause limit (1,024); a 1,000-word fact pattern has fewer
     sharp_terms = 30
@@ -426,6 +429,7 @@ class TunedGroup(FeatureGroup):
     (or whose index the encoder never filled)."""
 
     name = "tuned"
+    second_stage = True
     features = ("tuned_facts_text", "tuned_facts_best", "tuned_facts_mean")
     explains: Mapping[str, EvidenceKind | None] = dict.fromkeys(features, FACTS)
 
@@ -451,4 +455,6 @@ DECLARED: tuple[FeatureGroup, ...] = (QueryGroup(), NamesGroup(), LexicalGroup()
 FEATURE_GROUPS: dict[str, str] = {name: group.name for group in DECLARED for name in group.features}
 FEATURES: tuple[str, ...] = tuple(FEATURE_GROUPS)
 GROUPS: tuple[str, ...] = tuple(group.name for group in DECLARED)
+FIRST_STAGE: tuple[FeatureGroup, ...] = tuple(group for group in DECLARED if not group.second_stage)
+SECOND_STAGE: tuple[FeatureGroup, ...] = tuple(group for group in DECLARED if group.second_stage)
 EXPLAINS: dict[str, EvidenceKind | None] = {name: group.explains[name] for group in DECLARED for name in group.features}

@@ -8,6 +8,7 @@ strongest evidence (:mod:`search.ranking.evidence`).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from opensearchpy import OpenSearch
 
 from search.citation_graph import CitationGraph
 from search.ranking.features import FEATURES, Candidates, FeatureMatrix, Features, FeatureSettings
+from search.ranking.groups import FIRST_STAGE, SECOND_STAGE
 from search.ranking.model import RankerModel
 from search.ranking.query import QueryProfile, profile
 from search.ranking.tuned import TunedQuery
@@ -67,21 +69,26 @@ class Ranker:
         self.model = model  # None: features only (training data)
         self.features = Features(client, aliases, settings, graph)
 
-    def matrix(self, text: str, *, vector: Sequence[float] | None = None,
-               filters: Sequence[dict[str, Any]] = (), exclude: Sequence[str] = (),
-               understanding: Understanding | None = None, also: Also | None = None,
-               tuned: TunedQuery | None = None,
-               ) -> tuple[QueryProfile, Candidates, FeatureMatrix, dict[str, float]]:
-        """The query's profile, candidates and feature matrix (what training and ranking both need);
-        ``understanding`` is what the search box made of the typed text (read from ``text`` when not given);
-        ``tuned`` is the query under the tuned facts encoder (:mod:`search.ranking.tuned`)."""
-        times: dict[str, float] = {}
+    def _profiled(self, text: str, understanding: Understanding | None, filters: Sequence[dict[str, Any]],
+                  exclude: Sequence[str], times: dict[str, float]) -> tuple[QueryProfile, Candidates]:
         started = time.perf_counter()
         query = profile(self.features.client, self.features.aliases["judgments"], text, understanding=understanding)
         times["profile"] = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
         candidates = self.features.candidates(query, filters=filters, exclude=exclude)
         times["candidates"] = (time.perf_counter() - started) * 1000
+        return query, candidates
+
+    def matrix(self, text: str, *, vector: Sequence[float] | None = None,
+               filters: Sequence[dict[str, Any]] = (), exclude: Sequence[str] = (),
+               understanding: Understanding | None = None, also: Also | None = None,
+               tuned: TunedQuery | None = None,
+               ) -> tuple[QueryProfile, Candidates, FeatureMatrix, dict[str, float]]:
+        """The query's profile, candidates and their whole feature matrix (what training needs, and ranking in
+        one stage); ``understanding`` is what the search box made of the typed text (read from ``text`` when not
+        given); ``tuned`` is the query under the tuned facts encoder (:mod:`search.ranking.tuned`)."""
+        times: dict[str, float] = {}
+        query, candidates = self._profiled(text, understanding, filters, exclude, times)
         started = time.perf_counter()
         matrix = self.features.features(query, candidates, vector=vector, exclude=exclude, also=also, tuned=tuned)
         times["features"] = (time.perf_counter() - started) * 1000
@@ -93,14 +100,29 @@ class Ranker:
              tuned: TunedQuery | None = None) -> Ranking:
         """Candidates for ``text`` ranked by the model; the first ``explain`` carry their contributions. ``also``
         gives the caller's own requests about the candidates, sent with the features (their answers are the
-        ranking's ``extra``: one round trip fewer)."""
+        ranking's ``extra``: one round trip fewer).
+
+        In two stages when the settings say so for the query's kind (``rescore``: N) and there are more candidates
+        than N: the model scores every candidate on the first stage's features (the chunk-level and whole-text
+        groups missing, :data:`~search.ranking.groups.SECOND_STAGE`), the best N get the rest of their features and
+        are scored again, and the others follow them in the first stage's order (their second-stage features
+        missing)."""
         if self.model is None:
             raise ValueError("this Ranker computes features only: it has no model to rank with")
-        query, candidates, matrix, times = self.matrix(text, vector=vector, filters=filters, exclude=exclude,
-                                                       understanding=understanding, also=also, tuned=tuned)
+        times: dict[str, float] = {}
+        query, candidates = self._profiled(text, understanding, filters, exclude, times)
+        rescore = self.features.settings.rescored(query.understanding.kind if query.understanding else None)
         started = time.perf_counter()
-        scores = self.model.score(matrix.values)
-        order = np.argsort(-scores, kind="stable")
+        asked = {"vector": vector, "exclude": exclude, "tuned": tuned}
+        if rescore is None or len(candidates.ids) <= rescore:
+            matrix = self.features.features(query, candidates, also=also, **asked)
+            times["features"] = (time.perf_counter() - started) * 1000
+            started = time.perf_counter()
+            scores = self.model.score(matrix.values)
+            order = np.argsort(-scores, kind="stable")
+        else:
+            matrix, scores, order = self._two_stages(query, candidates, rescore, also, asked, times)
+            started = time.perf_counter()
         top = order[:explain]
         contributions = self.model.contributions(matrix.values[top]) if len(top) else np.zeros((0, 0))
         ranked = []
@@ -111,7 +133,36 @@ class Ranker:
             ranked.append(RankedJudgment(doc, float(scores[row]),
                                          dict(zip(FEATURES, map(float, matrix.values[row]), strict=True)),
                                          contrib, matrix.meta.get(doc, {})))
-        times["score"] = (time.perf_counter() - started) * 1000
+        times["score"] = times.get("score", 0.0) + (time.perf_counter() - started) * 1000
         return Ranking(tuple(ranked), query, len(candidates.ids), self.model.name,
                        {k: round(v, 1) for k, v in times.items()}, tuple(vector) if vector is not None else None,
                        sources=candidates, extra=matrix.extra)
+
+    def _two_stages(self, query: QueryProfile, candidates: Candidates, rescore: int, also: Also | None,
+                    asked: Mapping[str, Any], times: dict[str, float]) -> tuple[FeatureMatrix, np.ndarray, np.ndarray]:
+        """Every candidate's row (the best ``rescore`` with all their features), its score and the order: the best
+        by the second stage's scores, then the rest by the first's, scored below them."""
+        assert self.model is not None
+        started = time.perf_counter()
+        first = self.features.features(query, candidates, also=also, groups=FIRST_STAGE, **asked)
+        times["features"] = (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
+        early = self.model.score(first.values)
+        by_early = np.argsort(-early, kind="stable")
+        best, rest = by_early[:rescore], by_early[rescore:]
+        times["score"] = (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
+        chosen = dataclasses.replace(candidates, ids=tuple(first.ids[i] for i in best))
+        second = self.features.features(query, chosen, groups=SECOND_STAGE, known=self.features.subset(first, best),
+                                        **asked)
+        times["second_stage"] = (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
+        values = first.values.copy()
+        values[best] = second.values
+        scores = early.astype(np.float64).copy()
+        scores[best] = self.model.score(second.values)
+        if len(rest):  # below the rescored, in the first stage's order
+            scores[rest] = early[rest] - early[rest].max() + scores[best].min() - 1.0
+        order = np.concatenate([best[np.argsort(-scores[best], kind="stable")], rest])
+        times["score"] += (time.perf_counter() - started) * 1000
+        return FeatureMatrix(first.ids, values, first.meta, first.extra), scores, order

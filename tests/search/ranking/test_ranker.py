@@ -158,3 +158,41 @@ def test_a_judgment_holding_a_benchmark_query_is_never_a_query_label_or_candidat
     excluded = manifest["excluded"]
     assert excluded["judgments_holding_a_benchmark_query"] == {"t": {CITED: "bench:Q1"}}
     assert excluded["guarded_benchmark_queries"] == 1
+
+
+def test_two_stages_rescore_the_first_stages_best(ratio_client) -> None:
+    """With ``rescore`` N for the query's kind, the best N by the first stage's features get the rest and are ranked
+    first; the others keep the first stage's order below them, their second-stage features missing. With N at
+    least the candidates, the ranking is the one-stage ranking."""
+    from dataclasses import replace
+
+    from search.ranking.features import FeatureSettings
+    from search.ranking.groups import FIRST_STAGE, SECOND_STAGE
+    from search.ranking.rank import Ranker
+
+    shipped = ratio_client.searcher.ranker
+    assert shipped is not None
+    text = "murder conviction appeal evidence"
+    kind = shipped.rank(text).profile.understanding.kind.value
+    ranker = Ranker(shipped.features.client, shipped.features.aliases, shipped.model,
+                    settings=replace(FeatureSettings(), rescore=((kind, 3),)), graph=shipped.features.graph)
+    one = shipped.rank(text)
+    two = ranker.rank(text)
+    assert one.candidates == two.candidates > 3 and "second_stage" in two.times
+    assert {j.judgment_id for j in one.judgments} == {j.judgment_id for j in two.judgments}
+    scores = [j.score for j in two.judgments]
+    assert scores == sorted(scores, reverse=True)
+    # the first three are the first stage's best three
+    query, candidates = ranker._profiled(text, None, (), (), {})
+    first = ranker.features.features(query, candidates, groups=FIRST_STAGE)
+    early = ranker.model.score(first.values)
+    best = {first.ids[i] for i in np.argsort(-early, kind="stable")[:3]}
+    assert {j.judgment_id for j in two.judgments[:3]} == best
+    later = [name for group in SECOND_STAGE for name in group.features]
+    assert all(np.isnan(j.features[name]) for j in two.judgments[3:] for name in later)
+    assert any(not np.isnan(j.features[name]) for j in two.judgments[:3] for name in later)
+    rest = [j.judgment_id for j in two.judgments[3:]]
+    assert rest == [first.ids[i] for i in np.argsort(-early, kind="stable")[3:]]
+    wide = Ranker(shipped.features.client, shipped.features.aliases, shipped.model,
+                  settings=replace(FeatureSettings(), rescore=((kind, one.candidates),)), graph=shipped.features.graph)
+    assert [j.judgment_id for j in wide.rank(text).judgments] == [j.judgment_id for j in one.judgments]
