@@ -10,7 +10,7 @@ change with the language.
 initials is one token (``K. M.`` and ``K.M.`` are ``km``, ``U.P.`` is ``up``), the connectors (``v``, ``vs``,
 ``versus``, ``alias``) and filler (``Ors``, ``Anr``, ``and others``, ``The``) go, and abbreviations become their
 words (``up`` → ``uttar pradesh``, ``mohd`` → ``mohammad``), from the word lists of ``party_names.json``, which
-:mod:`search.party_names` reads too: one list for the index and for the comparisons made in Python.
+:mod:`search.query.party_names` reads too: one list for the index and for the comparisons made in Python.
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ class BulkWriter:
     """The bulk machinery every load shares: streaming bulk sized by :class:`BulkSettings`, 429s retried per document,
     an unreachable cluster asked again, a refused request split to its culprit, and refresh paused for the load
     and put back (:mod:`indexer.bulk_settings`). :class:`IndexWriter` builds its documents with the pipeline;
-    :meth:`write_documents` takes documents already made (copies of indexed ones, :mod:`indexer.scale`)."""
+    :meth:`write_documents` takes documents already made (copies of indexed ones, :mod:`lab.bench.corpus_scale`)."""
 
     def __init__(self, client: OpenSearch, aliases: dict[str, str], *, bulk: BulkSettings | None = None):
         self.client = client

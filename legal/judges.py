@@ -13,7 +13,7 @@ normalizer).
 
 What it does not do: spelling variants stay apart (``arijit pasatat``, ``s. b. majumdar``), and a surname alone
 (``ray``) is not guessed into a full name. The indexer writes names in this form; the read path folds the
-variants an older index still holds (:mod:`search.judge_facet`).
+variants an older index still holds (:mod:`search.pages.judge_facet`).
 """
 
 from __future__ import annotations

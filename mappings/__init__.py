@@ -19,12 +19,13 @@ from importlib import resources
 from typing import Any
 
 INDEX_KINDS: tuple[str, ...] = ("judgments", "chunks", "provisions", "saved_searches")
-# The hybrid search pipelines by fusion method (``search.fusion.FusionMethod`` values): one JSON file each
+# The hybrid search pipelines by fusion method (``search.retrieval.fusion.FusionMethod`` values): one JSON file each
 # under pipelines/, installed by backends.opensearch.indices and named in requests by search.execute.
 HYBRID_PIPELINES: dict[str, str] = {"minmax": "ratio-hybrid-minmax", "rrf": "ratio-hybrid-rrf"}
 PIPELINES: tuple[str, ...] = tuple(HYBRID_PIPELINES.values())
 # The hybrid fusion's defaults, defined here, the lowest layer, because the installed pipelines record them; client-side
-# fusion (search.fusion.DEFAULT_WEIGHTS, DEFAULT_RANK_CONSTANT) reads them from here, so both paths fuse alike.
+# fusion (search.retrieval.fusion.DEFAULT_WEIGHTS, DEFAULT_RANK_CONSTANT) reads them from here, so both paths fuse
+# alike.
 # Min-max weights in sub-query order, BM25 0.9 / k-NN 0.1: chosen on the odd half of the judged AILA 2019 precedent
 # queries and confirmed on the even half (docs/evaluation.md); the former 0.7 / 0.3 gave the small general encoder
 # too much say on long facts. RRF's rank constant is the usual 60.

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
         UnavailableError,
     )
     from ratio.remote import RemoteClient
-    from search.options import SearchOptions, SortOrder
-    from search.records import StoredJudgment
+    from search.query.options import SearchOptions, SortOrder
+    from search.retrieval.records import StoredJudgment
 
 _ERRORS = frozenset({"AuthError", "IndexNotFoundError", "LLMUnavailableError", "NotFoundError", "QueryError",
                      "RatioError", "RemoteError", "UnavailableError"})
@@ -49,11 +49,11 @@ def __getattr__(name: str) -> Any:
 
         return getattr(errors, name)
     if name in ("SearchOptions", "SortOrder"):
-        from search import options
+        from search.query import options
 
         return getattr(options, name)
     if name == "StoredJudgment":
-        from search.records import StoredJudgment
+        from search.retrieval.records import StoredJudgment
 
         return StoredJudgment
     raise AttributeError(name)

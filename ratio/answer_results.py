@@ -6,7 +6,7 @@ the CLI build and read an answer without importing the web (which imports this m
 
 Citation links follow the shared passage contract, ``/judgments/{id}?hl=<words>#s{number}``
 (:func:`ratio.results.passage_link`): the passage's first sentence, with the passage's words that the question
-asks about (compared as :func:`search.explain.content_words` folds them) for the judgment page to mark; a
+asks about (compared as :func:`search.explain.extractive.content_words` folds them) for the judgment page to mark; a
 provision links to its page.
 """
 
@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from legal.roles import role_label
 from ratio.results import passage_link
 from search.answer import Answer, ContextPassage
-from search.explain import content_words
+from search.explain.extractive import content_words
 
 __all__ = ["AnswerOut", "CitationOut", "ClaimOut", "RoundOut", "answer_out", "highlight_words", "passage_address"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from indexer.document import Judgment, LoadError
 from indexer.loaders import LoadOptions, load_pdf
 from indexer.loaders._common import decode_text, remove_controls
-from search.errors import QueryError
+from search.query.errors import QueryError
 
 __all__ = ["MAX_BRIEF_BYTES", "MAX_UPLOAD_BYTES", "BriefError", "BriefTooLargeError", "EmptyBriefError",
            "NotTextError", "UnreadablePdfError", "UnsupportedBriefError", "read_brief", "read_brief_file",

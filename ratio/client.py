@@ -5,7 +5,7 @@ The client wires the layers below with explicit settings; models load on first u
 and makes no request.
 
 It returns the REST API's shapes (:mod:`ratio.results`): a search is a :class:`~ratio.results.SearchPage`, a
-judgment a :class:`~search.browse.JudgmentView`, and so on, the same objects :class:`ratio.RemoteClient` rebuilds
+judgment a :class:`~search.pages.browse.JudgmentView`, and so on, the same objects :class:`ratio.RemoteClient` rebuilds
 from the API's JSON. It raises Ratio's errors (:mod:`ratio.errors`), never opensearch-py's.
 """
 
@@ -34,22 +34,22 @@ from ratio.llm import open_llm
 from ratio.results import BriefPage, Health, SearchPage, to_page
 from search.answer import Answerer, AskOptions, ask
 from search.brief import search_brief
-from search.browse import ExploreView, JudgmentView, explore, judgment_view
-from search.citecheck import CitationReport, check_citations
 from search.document_query import document_ranking
-from search.errors import BadValueError
 from search.execute import Searcher
-from search.explain import Explanation, explain, explain_filters
-from search.explain_llm import hit_record, llm_explain
-from search.graph_cache import GraphCache
+from search.explain.extractive import Explanation, explain, explain_filters
+from search.explain.llm import hit_record, llm_explain
+from search.graph.cache import GraphCache
+from search.graph.citecheck import CitationReport, check_citations
 from search.hits import SearchResult
-from search.intent import classify_intent
-from search.options import MAX_PROVISIONS, PROVISIONS_SIZE, FilterOptions, SearchOptions, SortOrder, merge_options
-from search.provisions import ProvisionHit
+from search.pages.browse import ExploreView, JudgmentView, explore, judgment_view
+from search.provisions.retrieve import ProvisionHit
+from search.query.errors import BadValueError
+from search.query.intent import classify_intent
+from search.query.options import MAX_PROVISIONS, PROVISIONS_SIZE, FilterOptions, SearchOptions, SortOrder, merge_options
+from search.query.request import SearchRequest
 from search.ranking.model import DEFAULT_MODEL, RankerModel
-from search.records import JUDGMENT_FIELDS, StoredJudgment
-from search.request import SearchRequest
-from search.rerank import DEFAULT_RERANK_WEIGHT, BiEncoderRescorer, CrossEncoderReranker, Reranker
+from search.retrieval.records import JUDGMENT_FIELDS, StoredJudgment
+from search.retrieval.rerank import DEFAULT_RERANK_WEIGHT, BiEncoderRescorer, CrossEncoderReranker, Reranker
 
 JudgmentRecord = StoredJudgment  # the name this class had before the read side had one home
 # Keywords of Client.search besides the SearchOptions fields: filters and weights the query syntax also spells
@@ -170,7 +170,7 @@ class Client:
 
     def search(self, query: str, options: SearchOptions | None = None, **overrides: Any) -> SearchPage:
         """One page of judgments for ``query`` (Ratio's query syntax) with ``options``
-        (:class:`search.options.SearchOptions`, the same as ``ratio search`` and the API take); keyword
+        (:class:`search.query.options.SearchOptions`, the same as ``ratio search`` and the API take); keyword
         ``overrides`` change single options (``courts=["Supreme Court of India"]``, ``size=5``, ``page=2``) or
         add filters the query syntax also spells (``cites=[...]``, ``statutes=[...]``, ``years="1990..1999"``).
         An unknown keyword or a wrong type (``courts="..."``: a string, not a list) raises ``ratio.QueryError``.
@@ -198,7 +198,7 @@ class Client:
     def explore(self, query: str = "", options: FilterOptions | None = None, **overrides: Any) -> ExploreView:
         """Judgments per year, court, role, cited provision, cited judgment and judge, and provisions cited
         together, over the whole corpus or the judgments ``query`` and the options' filters match, counted as the
-        search's facets and ``total`` count them (:mod:`search.facets`)."""
+        search's facets and ``total`` count them (:mod:`search.pages.facets`)."""
         options, extras = merge_options(options, overrides, REQUEST_EXTRAS)
         filtered = options.courts or options.judges or options.date_from or options.date_to
         request = (SearchRequest.from_options(query, options, facets=False, **extras)
@@ -237,7 +237,7 @@ class Client:
         the provisions box (:meth:`search.execute.Searcher.provisions_for`), from the query's own words (BM25 and
         vectors; none for gibberish) and the provisions its top-ranked precedents cite and quote."""
         if not 1 <= size <= MAX_PROVISIONS:
-            from search.errors import BadValueError
+            from search.query.errors import BadValueError
 
             raise BadValueError(f"size must be between 1 and {MAX_PROVISIONS}, not {size}")
         with opensearch_errors(self.connection.url):
@@ -298,8 +298,8 @@ class Client:
 
     def check_citations(self, text: str | bytes) -> CitationReport:
         """Which judgments and provisions cited in ``text`` (a brief, a draft) the corpus holds, which are
-        ambiguous and which it does not know (:mod:`search.citecheck`); a guard against invented citations.
-        Raises a :class:`search.citecheck.CitationTextError` (a ``QueryError``) for empty, binary or huge text."""
+        ambiguous and which it does not know (:mod:`search.graph.citecheck`); a guard against invented citations.
+        Raises a :class:`search.graph.citecheck.CitationTextError` (a ``QueryError``) for empty, binary or huge text."""
         return check_citations(self.client, self.aliases, text)
 
     def search_by_document(self, text: str, size: int = 10, *, exclude: str | None = None,
@@ -341,7 +341,7 @@ class Client:
     def explain(self, query: str, judgment_id: str, **options: Any) -> Explanation:
         """Why ``judgment_id`` matches ``query``, from its best passage for the query: by the LLM when one is
         configured (generated on demand, cached, checked against the judgment), else extractively. ``options``
-        are filters as :meth:`search.request.SearchRequest.from_query` takes them (``courts=[...]``,
+        are filters as :meth:`search.query.request.SearchRequest.from_query` takes them (``courts=[...]``,
         ``statutes=[...]``, ``date_from=``, ...); a search of filters alone (no words) is explained by what the
         judgment has that they ask for ("Cites IPC s. 304B; Supreme Court of India; decided 12 March 2005")."""
         request = SearchRequest.from_query(query, **options)

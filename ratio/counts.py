@@ -1,6 +1,6 @@
 """How a page of results says what it counted: one wording for the search page and ``ratio search``.
 
-A search's ``total`` counts by its ``count_rule`` (:mod:`search.matching`): every word of a typed query ("62
+A search's ``total`` counts by its ``count_rule`` (:mod:`search.retrieval.matching`): every word of a typed query ("62
 judgments have every word · 1,296 have any"), any word of a pasted text, or the filters alone. A ranked page says
 which of the ranked window it shows; a sorted page which of every match, in what order, and, for a search of
 filters alone sorted because it has no words to rank by, that reason. The page (HTML) and the CLI (text) call

@@ -1,7 +1,7 @@
 """The errors Ratio raises, one family for every face: ``ratio.Client``, ``ratio.RemoteClient``, the CLI, the API.
 
 ``except ratio.QueryError`` catches a malformed query or option from either client (the search layer's
-:class:`search.errors.QueryError`, re-exported here), ``except ratio.NotFoundError`` an unknown judgment or a
+:class:`search.query.errors.QueryError`, re-exported here), ``except ratio.NotFoundError`` an unknown judgment or a
 missing index, ``except ratio.UnavailableError`` a cluster (or server) that did not answer, and
 ``except ratio.RatioError`` all of them. Each carries the ``code`` and HTTP ``status`` the REST API answers with,
 so the API can turn any of them into ``{"error": {"code", "message"}}`` and the remote client can turn that back
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from search.errors import BadValueError, ExpiredPositionError, QueryError, RatioError
+from search.query.errors import BadValueError, ExpiredPositionError, QueryError, RatioError
 
 __all__ = ["AuthError", "BadValueError", "ExpiredPositionError", "IndexNotFoundError", "LLMUnavailableError",
            "NotFoundError", "QueryError", "RatioError", "RemoteError", "UnavailableError", "from_opensearch",
@@ -98,7 +98,7 @@ def from_opensearch(exc: Exception, url: str | None = None) -> RatioError | None
     if isinstance(exc, os_errors.TransportError) and exc.status_code == 429:
         return UnavailableError(f"OpenSearch{where} is overloaded (429): try again shortly", code="overloaded")
     if isinstance(exc, os_errors.TransportError) and exc.status_code == 400:  # the node refused the query itself
-        from search.rejection import rejection
+        from search.query.rejection import rejection
 
         return rejection(exc)
     return None

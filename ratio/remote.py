@@ -1,7 +1,7 @@
 """``ratio.RemoteClient``: the Python client over Ratio's REST API instead of OpenSearch directly.
 
 It has the read methods of :class:`ratio.Client` (search, judgment, facets, explore, explain, provisions,
-health, ask) with the same arguments (a :class:`~search.options.SearchOptions` and keyword changes, checked here
+health, ask) with the same arguments (a :class:`~search.query.options.SearchOptions` and keyword changes, checked here
 before any request), and returns the same objects, rebuilt from the JSON by the API's own schemas, so code can
 switch between talking to a cluster and talking to ``ratio serve`` by changing the constructor. Errors come back
 as the same Ratio errors a local client raises (:mod:`ratio.errors`: a 400 is a ``QueryError``, a 404 a
@@ -25,12 +25,20 @@ from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponen
 from ratio.answer_results import AnswerOut
 from ratio.errors import RatioError, RemoteError, UnavailableError, from_response
 from ratio.results import BriefPage, ExplainResponse, Health, ProvisionsResponse, SearchPage
-from search.browse import ExploreView, JudgmentView
-from search.errors import BadValueError
-from search.explain import Explanation
-from search.options import DEFAULTS, MAX_PROVISIONS, PROVISIONS_SIZE, FilterOptions, SearchOptions, merge_options, texts
-from search.provisions import ProvisionHit
-from search.request import SearchRequest
+from search.explain.extractive import Explanation
+from search.pages.browse import ExploreView, JudgmentView
+from search.provisions.retrieve import ProvisionHit
+from search.query.errors import BadValueError
+from search.query.options import (
+    DEFAULTS,
+    MAX_PROVISIONS,
+    PROVISIONS_SIZE,
+    FilterOptions,
+    SearchOptions,
+    merge_options,
+    texts,
+)
+from search.query.request import SearchRequest
 
 __all__ = ["RemoteClient", "RemoteError", "search_params"]
 

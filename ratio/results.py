@@ -36,14 +36,14 @@ from urllib.parse import quote, urlencode
 from pydantic import BaseModel, Field
 
 from search.brief import BriefHit, BriefProfile, BriefResult
-from search.browse import ExploreView, JudgmentView
-from search.expand import Expansion
-from search.explain import Explanation
+from search.explain.extractive import Explanation
 from search.hits import JudgmentHit, Passage, SearchResult
-from search.llm_grades import LLMReranking
-from search.matching import CountRule
-from search.options import DEFAULTS, SortOrder
-from search.provisions import ProvisionHit
+from search.llm.expand import Expansion
+from search.llm.grades import LLMReranking
+from search.pages.browse import ExploreView, JudgmentView
+from search.provisions.retrieve import ProvisionHit
+from search.query.options import DEFAULTS, SortOrder
+from search.retrieval.matching import CountRule
 
 __all__ = ["BriefPage", "ExplainResponse", "Explanation", "ExploreView", "Health", "JudgmentHit", "JudgmentView",
            "Passage", "ProvisionHit", "ProvisionsResponse", "SearchPage", "passage_link", "to_page"]

@@ -37,7 +37,7 @@ def home_dir() -> Path:
 
 
 def graphs_dir() -> Path:
-    """Where ``ratio index`` and a server keep each corpus's citation graph snapshot (:mod:`search.graph_snapshot`):
+    """Where ``ratio index`` and a server keep each corpus's citation graph snapshot (:mod:`search.graph.snapshot`):
     ``$RATIO_GRAPHS``, else ``graphs`` in the data directory. The test suite points it at a folder of its own, so
     its throwaway corpora leave no snapshots in the user's data directory."""
     if os.environ.get("RATIO_GRAPHS"):

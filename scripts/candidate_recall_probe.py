@@ -24,6 +24,8 @@ SOURCES = ("aila-precedents-tuning", "irled-tuning", "mined-facts", "mined-docum
 
 
 def main() -> None:
+    from lab.training.ranker_build import training_queries
+    from lab.training.ranker_data import Guard
     from ratio.cli.common import Context
     from ratio.cli.train_ranker import _corpus, guarded_texts
     from search.ranking import bodies
@@ -31,8 +33,6 @@ def main() -> None:
     from search.ranking.groups import ReductionGroup
     from search.ranking.query import profile
     from search.ranking.rank import Ranker
-    from search.training.ranker_build import training_queries
-    from search.training.ranker_data import Guard
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))

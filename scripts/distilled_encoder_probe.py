@@ -69,7 +69,7 @@ from tuned_encoder_probe import (  # importing it adds the tuned group's three f
     training_texts,
 )
 
-import search.training.ranker as ranker_module
+import lab.training.ranker as ranker_module
 
 BACKBONE = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -89,10 +89,10 @@ def pairs_of(corpora: dict, holders: dict[str, set[str]]) -> list[tuple[str, str
 
 def tune(pairs: list[tuple[str, str, str]], out: Path, *, lr: float, epochs: int) -> Path:
     """MiniLM fine-tuned on ``pairs`` (MultipleNegativesRankingLoss, in-batch negatives), saved to ``out``: the
-    tuning ``ratio train facts-encoder`` runs (search.training.facts_encoder.tune, which took it from here), at its
+    tuning ``ratio train facts-encoder`` runs (lab.training.facts_encoder.tune, which took it from here), at its
     learning rate and epochs only."""
-    from search.training.facts_encoder import EPOCHS, LEARNING_RATE
-    from search.training.facts_encoder import tune as tune_facts
+    from lab.training.facts_encoder import EPOCHS, LEARNING_RATE
+    from lab.training.facts_encoder import tune as tune_facts
 
     if (out / "config.json").exists():
         return out
@@ -213,10 +213,10 @@ def compare_semantic(data, rows: Sequence[int]) -> None:
 def main() -> None:
     from model2vec import StaticModel
 
+    from lab.training.folds import source_judgment
+    from lab.training.ranker import Dataset, RankerParams, cross_validate
+    from lab.training.selection import SHIPPED, VALIDATE, derive, labelled
     from ratio import settings
-    from search.training.folds import source_judgment
-    from search.training.ranker import Dataset, RankerParams, cross_validate
-    from search.training.selection import SHIPPED, VALIDATE, derive, labelled
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)

@@ -22,8 +22,8 @@ from probe_common import SEED, derived
 
 
 def main() -> None:
-    from search.training.ranker import cross_validate
-    from search.training.selection import VALIDATE, Configuration, labelled
+    from lab.training.ranker import cross_validate
+    from lab.training.selection import VALIDATE, Configuration, labelled
 
     chosen = Configuration(leaves=31, tuning_repeat=1, drop_groups=("query",), anonymised="added")
     args, dataset, train, params = derived(__doc__, chosen)

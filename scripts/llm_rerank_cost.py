@@ -1,4 +1,4 @@
-"""Tokens per query of the LLM rerank stage (search.llm_rerank), counted on the answers a measurement cached.
+"""Tokens per query of the LLM rerank stage (search.llm.rerank), counted on the answers a measurement cached.
 
 How the cost rows of docs/llm-rerank.md were counted: after ``ratio eval run ... --config default_llm_rerank``
 filled the answer cache, the same queries are ranked again through the same stage with an LLM that counts tokens
@@ -21,12 +21,12 @@ from typing import Any
 
 from backends.llm import SMALL_LLM, CachedLLM, LlamaCppLLM, Message, resolve_gguf
 from backends.opensearch import ConnectionSettings, IndexLayout, connect
+from lab.evaluate import judged, read_qrels, read_queries
+from lab.evaluate.splits import split_queries
+from lab.evaluate.systems import Runner
 from ratio import settings
 from ratio.cli.common import BENCHMARKS, DEFAULT_DATA
 from ratio.encoders import search_encoders
-from search.evaluate import judged, read_qrels, read_queries
-from search.evaluate.splits import split_queries
-from search.evaluate.systems import Runner
 from search.execute import Searcher
 
 

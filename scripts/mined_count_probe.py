@@ -32,10 +32,10 @@ def log(*parts: object) -> None:
 
 def mined_ids(data: Path, count: int) -> set[str]:
     """The long-style query ids ``--mined count`` mines (the build's own query order, guard and held keys)."""
+    from lab.training.ranker_build import training_queries
+    from lab.training.ranker_data import Guard
     from ratio.cli.common import Context
     from ratio.cli.train_ranker import _corpus, guarded_texts
-    from search.training.ranker_build import training_queries
-    from search.training.ranker_data import Guard
 
     ctx = Context(None, None, None, True, "ratio")
     client = ctx.client()
@@ -46,8 +46,8 @@ def mined_ids(data: Path, count: int) -> set[str]:
 
 
 def main() -> None:
-    from search.training.ranker import Dataset, RankerParams, cross_validate
-    from search.training.selection import SHIPPED, VALIDATE, derive, labelled
+    from lab.training.ranker import Dataset, RankerParams, cross_validate
+    from lab.training.selection import SHIPPED, VALIDATE, derive, labelled
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from search.training.ranker import Dataset, RankerParams
-from search.training.selection import Configuration, derive
+from lab.training.ranker import Dataset, RankerParams
+from lab.training.selection import Configuration, derive
 
 SEED = 13  # the selection's folds and the shipped model's seed
 

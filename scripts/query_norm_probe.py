@@ -33,7 +33,7 @@ def log(*parts: object) -> None:
 def extend_features() -> None:
     """Give the training module the z-scored columns as features of a group of their own (``zscore``); run in this
     process and, as the pool's initializer, in every worker (a spawned worker imports the module afresh)."""
-    import search.training.ranker as ranker
+    import lab.training.ranker as ranker
 
     base = tuple(f for f in ranker.FEATURES if not f.endswith("_zq"))
     ranker.FEATURES = (*base, *(f"{f}_zq" for f in base))
@@ -53,9 +53,9 @@ def zscored(values: np.ndarray) -> np.ndarray:
 
 
 def main() -> None:
+    from lab.training.ranker import cross_validate
+    from lab.training.selection import SHIPPED, VALIDATE, labelled
     from search.ranking.features import GROUPS
-    from search.training.ranker import cross_validate
-    from search.training.selection import SHIPPED, VALIDATE, labelled
 
     args, dataset, train, params = derived(__doc__, SHIPPED)
     log("dataset", len(dataset.qids), "queries")

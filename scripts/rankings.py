@@ -4,7 +4,7 @@ How the "before" rows of docs/evaluation.md were made: the same queries through 
 search, scored by today's ``ratio eval run ... --run before=FILE``::
 
     git worktree add ../ratio-before f3bb793
-    PYTHONPATH=../ratio-before python scripts/rankings.py search/evaluate/typed/aila-2019/queries.jsonl \\
+    PYTHONPATH=../ratio-before python scripts/rankings.py lab/evaluate/typed/aila-2019/queries.jsonl \\
         --split reported --prefix ratio --out before.json
 
 It uses only what every version of the evaluation runner has (``Runner.rank(config, text)``, ``read_queries``,
@@ -20,10 +20,10 @@ import json
 from pathlib import Path
 
 from backends.opensearch import ConnectionSettings, connect
+from lab.evaluate import read_queries
+from lab.evaluate.splits import split_queries
+from lab.evaluate.systems import Runner
 from ratio.encoders import search_encoders
-from search.evaluate import read_queries
-from search.evaluate.splits import split_queries
-from search.evaluate.systems import Runner
 from search.execute import Searcher
 
 

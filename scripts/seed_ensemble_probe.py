@@ -5,7 +5,7 @@ row and feature sampling; with 71 labelled queries and a few thousand mined ones
 different models. Averaging several is the textbook cure for that variance, and unlike one refit on every query
 (the selection's ``refit`` choice) each member still stops on queries it did not train on. This probe needs no new
 features from the node: on the selection's folds (the labelled tuning queries and the held-out mined fact
-patterns, :func:`search.training.ranker.fold_sets`), each fold fits the shipped configuration once per seed and
+patterns, :func:`lab.training.ranker.fold_sets`), each fold fits the shipped configuration once per seed and
 scores each held-out query by the mean of the members' scores. The rule was fixed before the run: the 5-seed
 mean replaces the single model only with +0.005 held-out MAP on the labelled queries *and* on the mined fact
 patterns (the standing rule); the 3-seed mean (the first three members) is shown for the trend only. Seed 13, the
@@ -27,7 +27,7 @@ from dataclasses import replace
 import numpy as np
 from probe_common import SEED, derived
 
-from search.training.ranker import Dataset, RankerParams
+from lab.training.ranker import Dataset, RankerParams
 
 MEMBERS = (13, 14, 15, 16, 17)  # the shipped seed first
 SIZES = (1, 3, 5)
@@ -40,15 +40,15 @@ def log(*parts: object) -> None:
 def member(train: Dataset, held: Dataset, params: RankerParams, seed: int) -> list[np.ndarray]:
     """One member of one fold: fit with ``seed``, score every held-out query's candidates (module level: a worker
     runs it)."""
-    from search.training.ranker import fit, predicted
+    from lab.training.ranker import fit, predicted
 
     booster, features, _ = fit(train, replace(params, seed=seed))
     return predicted(booster, features, held)
 
 
 def main() -> None:
-    from search.training.ranker import _map, fold_sets, summarise
-    from search.training.selection import SHIPPED, VALIDATE, labelled
+    from lab.training.ranker import _map, fold_sets, summarise
+    from lab.training.selection import SHIPPED, VALIDATE, labelled
 
     args, dataset, train, params = derived(__doc__, SHIPPED)
     log("dataset", len(dataset.qids), "queries")

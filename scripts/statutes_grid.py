@@ -19,13 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from backends.opensearch import IndexLayout
+from lab.evaluate.data import judged, read_qrels, read_queries
+from lab.evaluate.systems import Runner
 from ratio.encoders import search_encoders
-from search.evaluate.data import judged, read_qrels, read_queries
-from search.evaluate.systems import Runner
 from search.execute import Searcher
-from search.provisions import find_provisions
+from search.provisions.retrieve import find_provisions
+from search.query.request import SearchRequest
 from search.ranking.statutes import AMBIGUOUS, rank_provisions
-from search.request import SearchRequest
 
 
 def _minmax(scores: dict[str, float]) -> dict[str, float]:

@@ -7,7 +7,7 @@ would need a transformer trained on CPU first; this is the cheap end of the same
 (query, candidate): cosine of the query vector with the candidate's mean chunk vector, with its best chunk, and
 with its best facts chunk (``tuned_*``, a group of their own).
 
-Judged as every selection choice is (search.training.selection): 5 folds of the shipped training set, the labelled
+Judged as every selection choice is (lab.training.selection): 5 folds of the shipped training set, the labelled
 queries and the held-out mined fact patterns scored, the rule of item 5 (keep when it gains 0.01 MAP on the mined
 fact patterns and loses under 0.01 on the labelled queries). The encoder is trained **inside each fold**: the
 citing judgments whose queries a fold holds out give no training pair to that fold's encoder, since a pair (J's
@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-import search.training.ranker as ranker_module
+import lab.training.ranker as ranker_module
 from search.ranking.groups import FEATURE_GROUPS, FEATURES
 
 EXTRA = ("tuned_judgment", "tuned_chunk", "tuned_facts")
@@ -61,12 +61,12 @@ def log(*parts: object) -> None:
 
 def training_texts(data: Path, mined: int) -> dict[str, str]:
     """qid -> text of every query the documented build with ``--mined mined`` makes (tuning, mined, typed), by the
-    build's own :func:`~search.training.ranker_build.training_queries`."""
+    build's own :func:`~lab.training.ranker_build.training_queries`."""
+    from lab.training.ranker_build import training_queries
+    from lab.training.ranker_data import Guard
+    from lab.training.typed import KINDS
     from ratio.cli.common import Context
     from ratio.cli.train_ranker import _corpus, guarded_texts
-    from search.training.ranker_build import training_queries
-    from search.training.ranker_data import Guard
-    from search.training.typed import KINDS
 
     ctx = Context(None, None, None, True, "ratio")
     client = ctx.client()
@@ -96,8 +96,8 @@ def corpus_chunks(client, prefix: str) -> dict[str, np.ndarray]:
 
 
 def facts_text(texts: Sequence[str]) -> str:
-    """A judgment's facts as a mined facts query holds them (search.training.ranker_data._facts)."""
-    from search.training.ranker_data import _strip_citations
+    """A judgment's facts as a mined facts query holds them (lab.training.ranker_data._facts)."""
+    from lab.training.ranker_data import _strip_citations
 
     return " ".join(_strip_citations(" ".join(texts[:50])).split()[:FACTS_MAX_WORDS])
 
@@ -108,7 +108,7 @@ def load_corpora(work: Path) -> dict[str, dict]:
     if cache.exists():
         return pickle.loads(cache.read_bytes())
     from ratio.cli.common import Context
-    from search.citation_graph import load_graph
+    from search.graph.citation_graph import load_graph
     from search.ranking.group import role_groups
 
     client = Context(None, None, None, True, "ratio").client()
@@ -263,9 +263,9 @@ def fill(dataset, rows: Sequence[int], query_vectors: Mapping[str, np.ndarray],
 def main() -> None:
     from model2vec import StaticModel
 
-    from search.training.folds import assign, source_judgment
-    from search.training.ranker import Dataset, RankerParams, fold_sets, held_out, summarise
-    from search.training.selection import SHIPPED, VALIDATE, derive, labelled
+    from lab.training.folds import assign, source_judgment
+    from lab.training.ranker import Dataset, RankerParams, fold_sets, held_out, summarise
+    from lab.training.selection import SHIPPED, VALIDATE, derive, labelled
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)

@@ -18,8 +18,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from search.training.ranker import Dataset, RankerParams, cross_validate
-from search.training.selection import SHIPPED, VALIDATE, derive, labelled
+from lab.training.ranker import Dataset, RankerParams, cross_validate
+from lab.training.selection import SHIPPED, VALIDATE, derive, labelled
 
 FOLD_SEED = 13
 

@@ -3,7 +3,7 @@
     python scripts/typed_provision_qrels.py --prefix ratio26 --out typed-reread
 
 A provision query's relevant judgments are the judgments citing it (``cited_provisions`` holding the query's
-canonical citation). The packaged benchmark (search/evaluate/typed/aila-2019) recorded them with the parser of its
+canonical citation). The packaged benchmark (lab/evaluate/typed/aila-2019) recorded them with the parser of its
 day; a parser that reads more forms (``304-B``, ``302/34 IPC``, ``34 IPC``) finds more judgments citing the same
 provision, and the packaged relevance counts those as not relevant. This writes ``queries.jsonl`` unchanged and
 ``qrels.txt`` with every provision query's relevance taken from ``--prefix``'s judgments (the other kinds as
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from opensearchpy import OpenSearch, helpers
 
-from search.evaluate.typed import packaged
+from lab.evaluate.typed import packaged
 
 
 def main() -> None:

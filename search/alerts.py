@@ -1,7 +1,7 @@
 """Saved searches and alerts: a search is saved as a percolator query, and new judgments are matched to it.
 
 A saved search keeps the query as typed and its options, and stores the BM25 part of the search it would
-run (:func:`search.builders.bm25_query`: the same text query, filters and role filter as ``ratio search``)
+run (:func:`search.retrieval.builders.bm25_query`: the same text query, filters and role filter as ``ratio search``)
 as a percolator query. Only the lexical part: a percolator matches a query against a document it is given,
 and a k-NN clause has nothing to match there. So a saved search fires when a judgment has a chunk matching
 its words and filters, which is what "tell me about new judgments on X" means.
@@ -35,10 +35,10 @@ from opensearchpy.exceptions import ConflictError, NotFoundError
 import mappings
 from backends.opensearch.indices import IndexLayout, create_indices, current_index
 from backends.webhooks import UnsafeWebhookError, WebhookPolicy, check_url, mask_url, post_json
-from search.builders import bm25_query
-from search.errors import BadValueError
-from search.options import FilterOptions, RoleMode
-from search.request import SearchRequest
+from search.query.errors import BadValueError
+from search.query.options import FilterOptions, RoleMode
+from search.query.request import SearchRequest
+from search.retrieval.builders import bm25_query
 
 __all__ = [
     "Alert", "AlertsUnavailableError", "Delivery", "DuplicateSearchError", "FilterOptions", "MatchedJudgment",
@@ -118,7 +118,7 @@ class Delivery:
 def compile_search(query: str, options: FilterOptions = NO_FILTERS) -> dict[str, Any]:
     """The percolator query of a saved search: the BM25 part of the search it stands for (pure).
 
-    Raises a :class:`search.errors.QueryError` with a message a user can act on for bad syntax or options.
+    Raises a :class:`search.query.errors.QueryError` with a message a user can act on for bad syntax or options.
     """
     mode = options.role_mode or (RoleMode.FILTER if options.roles else None)
     request = SearchRequest.from_options(query, options, role_mode=mode, classify=False)

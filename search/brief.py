@@ -32,15 +32,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from legal.sentences import split
-from search.builders import constraints
 from search.document_query import document_ranked, rank_by_document
 from search.hits import JudgmentHit, Passage
 from search.page import fetch_page
+from search.query.request import SearchRequest
+from search.query.syntax import as_plain_text
 from search.ranking.evidence import evidence as ranker_evidence
 from search.ranking.query import QueryProfile
-from search.records import MatchKind
-from search.request import SearchRequest
-from search.syntax import as_plain_text
+from search.retrieval.builders import constraints
+from search.retrieval.records import MatchKind
 
 if TYPE_CHECKING:
     from search.execute import Searcher

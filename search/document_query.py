@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from opensearchpy import OpenSearch
 
-from search.builders import FULLTEXT_FIELDS, text_query
-from search.errors import EmptyQueryError
-from search.request import SearchRequest
-from search.syntax import as_plain_text
+from search.query.errors import EmptyQueryError
+from search.query.request import SearchRequest
+from search.query.syntax import as_plain_text
+from search.retrieval.builders import FULLTEXT_FIELDS, text_query
 
 if TYPE_CHECKING:
     from search.execute import Searcher
@@ -34,7 +34,7 @@ def rank_by_document(client: OpenSearch, judgments_alias: str, text: str, *, dep
                      filters: Sequence[dict[str, Any]] = ()) -> list[tuple[str, float]]:
     """``(judgment_id, score)`` best first for the whole of ``text``, searched as plain words over whole
     judgment texts; ``exclude`` leaves out one judgment (the query's own, when it is in the corpus);
-    ``filters`` (clauses of :func:`search.builders.filter_clauses`) keep only the judgments they match."""
+    ``filters`` (clauses of :func:`search.retrieval.builders.filter_clauses`) keep only the judgments they match."""
     words = as_plain_text(text).split()
     if not words:
         raise EmptyQueryError("the document has no words to search for")

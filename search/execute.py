@@ -1,15 +1,16 @@
-"""Running a :class:`~search.request.SearchRequest`: the order of the steps, and which final stage gives the page.
+"""Running a :class:`~search.query.request.SearchRequest`: the order of the steps, and which final stage gives the page.
 
 :class:`Searcher` is orchestration; each step lives in its own module and is called from here:
 
 * the learned ranker (the default final stage): :mod:`search.ranking` (when it may rank: ``serve.fallback_reason``);
-* the fusion path (its fallback): the chunks, fused on the server or here (:mod:`search.chunk_search`), rolled up to
-  judgments (:func:`search.records.roll_up`), a judgment scored as its best chunk; in ``filter`` role mode the
+* the fusion path (its fallback): the chunks, fused on the server or here (:mod:`search.retrieval.chunk_search`),
+rolled up to
+  judgments (:func:`search.retrieval.records.roll_up`), a judgment scored as its best chunk; in ``filter`` role mode the
   result says how many otherwise-matching chunks the role filter removed;
-* a sorted page (by date or cited-by count): :mod:`search.sorting`;
-* what each judgment of a window matched and the exact counts: :mod:`search.matcher`;
+* a sorted page (by date or cited-by count): :mod:`search.retrieval.sorting`;
+* what each judgment of a window matched and the exact counts: :mod:`search.retrieval.matcher`;
 * a page read back and made into hits: :mod:`search.page`; the result shapes: :mod:`search.hits`;
-* the provisions box: :mod:`search.provision_box`; facets: :mod:`search.facets`.
+* the provisions box: :mod:`search.provisions.box`; facets: :mod:`search.pages.facets`.
 
 With an LLM (optional), the searcher can expand the query by legal issues (each searched too, the lists
 fused by RRF) and by parametric provisions (queries for provision retrieval), and explain the top
@@ -17,7 +18,7 @@ fused by RRF) and by parametric provisions (queries for provision retrieval), an
 step falls back to its non-LLM path and the result says so.
 
 A request sorted by date or cited-by count does not rank: it pages the whole matching set in that order
-(:mod:`search.sorting`), each hit shown with its best passages as on the ranker's path.
+(:mod:`search.retrieval.sorting`), each hit shown with its best passages as on the ranker's path.
 """
 
 from __future__ import annotations
@@ -35,34 +36,34 @@ from opensearchpy.exceptions import TransportError
 from backends.encoders import Encoder
 from backends.llm import LLM
 from backends.opensearch.indices import index_encoder
-from search.builders import constraints
-from search.chunk_search import Chunks, ChunkSearch
-from search.citation_graph import CitationGraph
-from search.expand import Expansion, expand
-from search.explain import Explanation
-from search.explain_llm import explain_hit, hit_record
-from search.facets import facets
-from search.graph_cache import GraphCache
+from search.explain.extractive import Explanation
+from search.explain.llm import explain_hit, hit_record
+from search.graph.cache import GraphCache
+from search.graph.citation_graph import CitationGraph
 from search.hits import Passage, SearchResult
-from search.llm_grades import LLMReranking
-from search.llm_rerank import DEFAULT_WEIGHT, Candidate, explanation, llm_rerank
-from search.matcher import Matcher
-from search.matching import CountRule, Matching, cosine, meaning_floor
-from search.options import PROVISIONS_SIZE, ExpansionKind, SortOrder
+from search.llm.expand import Expansion, expand
+from search.llm.grades import LLMReranking
+from search.llm.rerank import DEFAULT_WEIGHT, Candidate, explanation, llm_rerank
 from search.page import Explainer, PageRecords, fetch_page, fused_hits, ranked_hits, sorted_hits
-from search.provision_box import ProvisionBox
-from search.provisions import ProvisionHit
+from search.pages.facets import facets
+from search.provisions.box import ProvisionBox
+from search.provisions.retrieve import ProvisionHit
+from search.query.options import PROVISIONS_SIZE, ExpansionKind, SortOrder
+from search.query.rejection import EngineError, rejection
+from search.query.request import SearchRequest
+from search.query.syntax import as_plain_text
+from search.query.understand import QueryKind
 from search.ranking import serve
 from search.ranking.model import DEFAULT_MODEL, RankerModel, RankerModelError
 from search.ranking.rank import Ranker, Ranking
 from search.ranking.tuned import SERVING, TunedQuery
-from search.records import HIT_FIELDS, ChunkHit, JudgmentChunks, StoredJudgment, roll_up
-from search.rejection import EngineError, rejection
-from search.request import SearchRequest
-from search.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
-from search.sorting import STORED_COUNTS, CitedBy, SortPosition, cited_by_counts, fetch
-from search.syntax import as_plain_text
-from search.understand import QueryKind
+from search.retrieval.builders import constraints
+from search.retrieval.chunk_search import Chunks, ChunkSearch
+from search.retrieval.matcher import Matcher
+from search.retrieval.matching import CountRule, Matching, cosine, meaning_floor
+from search.retrieval.records import HIT_FIELDS, ChunkHit, JudgmentChunks, StoredJudgment, roll_up
+from search.retrieval.rerank import DEFAULT_RERANK_WEIGHT, Reranker, rerank
+from search.retrieval.sorting import STORED_COUNTS, CitedBy, SortPosition, cited_by_counts, fetch
 
 __all__ = ["Searcher"]
 
@@ -81,9 +82,9 @@ class Searcher:
         self.encoder = encoder
         self.tuned = tuned  # the tuned facts encoder (search.ranking.tuned), None where the index has no vectors
         self.reranker = reranker
-        self.rerank_weight = rerank_weight  # the reranker's share of a reranked score (search.rerank.blend)
+        self.rerank_weight = rerank_weight  # the reranker's share of a reranked score (search.retrieval.rerank.blend)
         self.llm = llm
-        self.llm_rerank_weight = llm_rerank_weight  # the LLM grade's share after the ranker (search.llm_rerank)
+        self.llm_rerank_weight = llm_rerank_weight  # the LLM grade's share after the ranker (search.llm.rerank)
         self.chunk_search = ChunkSearch(client, aliases, self.vector, server_fusion)  # the fusion path's chunks
         self.box = ProvisionBox(client, aliases, encoder)  # the provisions listed beside the judgments
         self.matcher = Matcher(client, aliases, self.vector, lambda: self.floor)  # what a window's judgments matched
@@ -97,7 +98,7 @@ class Searcher:
 
     @property
     def floor(self) -> float:
-        """The least cosine similarity for a meaning-only hit (:mod:`search.matching`), read once."""
+        """The least cosine similarity for a meaning-only hit (:mod:`search.retrieval.matching`), read once."""
         if self._floor is None:
             self._floor = meaning_floor(index_encoder(self.client, self.aliases["chunks"]))
         return self._floor
@@ -144,7 +145,7 @@ class Searcher:
         """The learned ranker's ranking of ``request`` (its constraints applied to every candidate), or None
         and the reason the fusion path must run instead (``issues``: whether an expansion produced issues).
         ``whole`` says whether the ranker reads the request's text whole (None: as the box reads it,
-        :attr:`search.understand.Understanding.whole`; False: the engine's query alone, for the evaluation that
+        :attr:`search.query.understand.Understanding.whole`; False: the engine's query alone, for the evaluation that
         chose the length)."""
         reason = serve.fallback_reason(request, issues)
         ranker = self.ranker if reason is None else None
@@ -204,9 +205,9 @@ class Searcher:
         return self.chunk_search.expanded_chunks(request, issues)
 
     def _explainer(self, request: SearchRequest, reranked: LLMReranking | None = None) -> Explainer | None:
-        """How this request's hits are explained (:func:`search.explain_llm.explain_hit`), None when it asks not. A
+        """How this request's hits are explained (:func:`search.explain.llm.explain_hit`), None when it asks not. A
         hit the LLM rerank graded is explained by the grade's reason where it passed the grounding check
-        (:func:`search.llm_rerank.explanation`), whether or not the request asked for explanations."""
+        (:func:`search.llm.rerank.explanation`), whether or not the request asked for explanations."""
         graded = reranked if reranked is not None and reranked.applied else None
         if not request.explain and graded is None:
             return None
@@ -224,7 +225,7 @@ class Searcher:
     def llm_reranked(self, request: SearchRequest, ranked: Ranking,
                      weight: float | None = None) -> tuple[Ranking, LLMReranking, PageRecords]:
         """``ranked`` with its top ``request.llm_rerank`` judgments graded by the LLM and reordered
-        (:func:`search.llm_rerank.llm_rerank`, within ``request.llm_rerank_deadline`` seconds), what the stage did,
+        (:func:`search.llm.rerank.llm_rerank`, within ``request.llm_rerank_deadline`` seconds), what the stage did,
         and the records read for it (the page reuses them). Without an LLM, or past the deadline, the ranker's
         order stays and the stage's note says why."""
         top = ranked.judgments[:request.llm_rerank]
@@ -249,7 +250,7 @@ class Searcher:
         return ranked, found, records
 
     def judgments(self, judgment_ids: list[str]) -> dict[str, StoredJudgment]:
-        """The hit fields (:data:`search.records.HIT_FIELDS`) of the judgments the index holds, by id."""
+        """The hit fields (:data:`search.retrieval.records.HIT_FIELDS`) of the judgments the index holds, by id."""
         if not judgment_ids:
             return {}
         docs = self.client.mget(index=self.aliases["judgments"], body={"ids": judgment_ids},
@@ -295,7 +296,7 @@ class Searcher:
                       expand_ms: float | None) -> SearchResult:
         """The fusion path's page (``note``: why the ranker did not rank): fused chunks, reranked when asked, rolled
         up to judgments that keep the constraints, with their passages highlighted."""
-        # facets are counted apart (search.facets): the hybrid response's aggregations would count the window
+        # facets are counted apart (search.pages.facets): the hybrid response's aggregations would count the window
         chunks, fusion, _ = self.expanded_chunks(dataclasses.replace(request, facets=False),
                                                  expansion.issues if expansion else ())
         rerank_ms = None
@@ -358,7 +359,7 @@ class Searcher:
         return self.box.best(request, judgments, size)
 
     def _facets(self, request: SearchRequest) -> dict[str, Any]:
-        """Facets by the counting rule of :mod:`search.facets` (the same on both paths, and Explore's)."""
+        """Facets by the counting rule of :mod:`search.pages.facets` (the same on both paths, and Explore's)."""
         return facets(self.client, self.aliases, request) if request.facets else {}
 
     def _ranked_search(self, request: SearchRequest, ranked: Ranking, started: float, expansion: Expansion | None,
@@ -399,7 +400,8 @@ class Searcher:
         return STORED_COUNTS if self.graphs.counts_current() else self.cited_by_counts()
 
     def _sorted_search(self, request: SearchRequest, position: SortPosition | None) -> SearchResult:
-        """A page of every matching judgment in ``request.sort`` order (:mod:`search.sorting`), with the passages
+        """A page of every matching judgment in ``request.sort`` order (:mod:`search.retrieval.sorting`), with the
+        passages
         the ranker's path would show and what each hit matched."""
         started = time.perf_counter()
         vector = self.vector(request) if request.semantic_text else None

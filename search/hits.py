@@ -12,13 +12,13 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
-from search.expand import Expansion
-from search.explain import Explanation
-from search.llm_grades import LLMReranking
-from search.matching import CountRule
-from search.provisions import ProvisionHit
-from search.records import ChunkHit, MatchKind, StoredJudgment
-from search.sorting import SortValue
+from search.explain.extractive import Explanation
+from search.llm.expand import Expansion
+from search.llm.grades import LLMReranking
+from search.provisions.retrieve import ProvisionHit
+from search.retrieval.matching import CountRule
+from search.retrieval.records import ChunkHit, MatchKind, StoredJudgment
+from search.retrieval.sorting import SortValue
 
 __all__ = ["JudgmentHit", "Passage", "SearchResult"]
 
@@ -57,7 +57,7 @@ class JudgmentHit:
     explanation: Explanation | None = None
     match: MatchKind = MatchKind.WORDS  # "meaning": found by the vector side alone, none of the words matched
     similarity: float | None = None  # a meaning-only hit's cosine with the query (at least the floor)
-    missing: tuple[str, ...] = ()  # the typed words (or OR-groups) the judgment lacks (search.matching)
+    missing: tuple[str, ...] = ()  # the typed words (or OR-groups) the judgment lacks (search.retrieval.matching)
     cited_by: int = field(default=0, metadata={"description": "How many judgments of the corpus cite this one (the "
                                                               "citation graph the cited_by sort and the judgment "
                                                               "page's 'cited by' read); 0: none does."})
@@ -93,8 +93,8 @@ class SearchResult:
     count_rule: str = CountRule.EVERY_WORD  # what total counts: every_word, any_word (pasted text) or filters
     meaning_floor: float | None = None  # the least similarity of a meaning-only hit
     below_floor: int = 0  # meaning-only judgments of the window dropped for being under the floor
-    sort: str = "relevance"  # a search.options.SortOrder: anything else pages the whole matching set, sorted
+    sort: str = "relevance"  # a search.query.options.SortOrder: anything else pages the whole matching set, sorted
     sort_values: tuple[tuple[SortValue, ...], ...] = ()  # each hit's sort values (a sorted search's page keys)
     pit_id: str | None = None  # the point in time a sorted page was read in (None: the live index)
-    query_note: str | None = None  # what was left out of a query too long for the engine (search.bounds)
-    llm_rerank: LLMReranking | None = None  # what the LLM rerank stage did, when asked (search.llm_rerank)
+    query_note: str | None = None  # what was left out of a query too long for the engine (search.query.bounds)
+    llm_rerank: LLMReranking | None = None  # what the LLM rerank stage did, when asked (search.llm.rerank)

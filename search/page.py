@@ -20,16 +20,16 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from search.explain import Explanation
+from search.explain.extractive import Explanation
 from search.hits import JudgmentHit, Passage
-from search.matching import Matching
+from search.query.request import SearchRequest
 from search.ranking import serve
 from search.ranking.evidence import evidence
 from search.ranking.features import RankingError
 from search.ranking.query import QueryProfile
 from search.ranking.rank import RankedJudgment
-from search.records import ChunkHit, JudgmentChunks, MatchKind, StoredJudgment
-from search.request import SearchRequest
+from search.retrieval.matching import Matching
+from search.retrieval.records import ChunkHit, JudgmentChunks, MatchKind, StoredJudgment
 
 __all__ = ["Explainer", "PageRecords", "fetch_page", "fused_hits", "ranked_hits", "sorted_hits"]
 

@@ -91,7 +91,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # ---------------------------------------------------------------- LLM tests: the same prompt fences every run
 
 # The modules that call backends.llm.guard.nonce, each through a name of its own (``from ... import nonce``).
-_NONCE_HOMES = ("backends.llm.base", "search.llm_rerank")
+_NONCE_HOMES = ("backends.llm.base", "search.llm.rerank")
 _SEEDED_NONCES = pytest.StashKey[pytest.MonkeyPatch]()
 
 

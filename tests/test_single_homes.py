@@ -1,12 +1,13 @@
 """One home per default: the values several layers need are defined once and read everywhere else.
 
-- A search option's default is :class:`search.options.SearchOptions`' field default (``search.options.DEFAULTS``):
-  ``ratio search``, the API's :class:`ratio.web.schemas.SearchParams`, :class:`search.request.SearchRequest` and
+- A search option's default is :class:`search.query.options.SearchOptions`' field default
+(``search.query.options.DEFAULTS``):
+  ``ratio search``, the API's :class:`ratio.web.schemas.SearchParams`, :class:`search.query.request.SearchRequest` and
   the clients read it rather than spell it again, so the checks here are equalities with ``DEFAULTS``.
 - A layout's ``{kind: alias}`` is :meth:`backends.opensearch.IndexLayout.aliases`; no product module rebuilds it.
 - The hybrid fusion's weights and RRF constant are ``mappings.HYBRID_WEIGHTS`` and ``mappings.RRF_RANK_CONSTANT``:
   the installed pipelines are filled from them and client-side fusion reads them, so both paths fuse alike.
-- The learned ranker's training choices are ``search.training.selection.SHIPPED`` (the values its selection table
+- The learned ranker's training choices are ``lab.training.selection.SHIPPED`` (the values its selection table
   justifies): the ranker's parameters and ``ratio train ranker``'s defaults agree with it.
 
 No node is needed: these are checks on definitions.
@@ -24,9 +25,9 @@ from pathlib import Path
 import pytest
 
 import mappings
-from search.fusion import DEFAULT_RANK_CONSTANT, DEFAULT_WEIGHTS, FusionMethod, fuse
-from search.options import DEFAULTS, OPTION_NAMES, SearchOptions, merge_options
-from search.request import SearchRequest
+from search.query.options import DEFAULTS, OPTION_NAMES, SearchOptions, merge_options
+from search.query.request import SearchRequest
+from search.retrieval.fusion import DEFAULT_RANK_CONSTANT, DEFAULT_WEIGHTS, FusionMethod, fuse
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = ("mappings", "analyzers", "legal", "backends", "indexer", "search", "ratio", "scripts")
@@ -70,14 +71,14 @@ def test_the_remote_client_sends_no_default() -> None:
 
 
 def test_every_provisions_list_defaults_alike() -> None:
-    """How many provisions the provisions box lists, and the most it may: ``search.options`` says, and the CLI,
+    """How many provisions the provisions box lists, and the most it may: ``search.query.options`` says, and the CLI,
     the API, both clients and the searcher read it."""
     from ratio.cli.read import provisions_command
     from ratio.client import Client
     from ratio.remote import RemoteClient
     from ratio.web.api import provisions
     from search.execute import Searcher
-    from search.options import MAX_PROVISIONS, PROVISIONS_SIZE
+    from search.query.options import MAX_PROVISIONS, PROVISIONS_SIZE
 
     for function in (Client.provisions, RemoteClient.provisions, Searcher.provisions_for, provisions):
         assert inspect.signature(function).parameters["size"].default == PROVISIONS_SIZE, function.__qualname__
@@ -139,9 +140,9 @@ def test_client_side_fusion_defaults_to_the_pipeline_weights() -> None:
 
 
 def test_the_ranker_trains_with_the_selected_choices() -> None:
+    from lab.training.ranker import RankerParams
+    from lab.training.selection import SHIPPED
     from ratio.cli.train_ranker import train_ranker
-    from search.training.ranker import RankerParams
-    from search.training.selection import SHIPPED
 
     assert RankerParams().leaves == SHIPPED.leaves
     given = train_ranker.make_context("ranker", []).params

@@ -21,7 +21,7 @@ phrase list only second:
    "SYSTEM:", "reply only with", and paraphrases in French, Spanish, Hindi and Chinese), matched on the cleaned,
    case-folded text with common Cyrillic and Greek look-alike letters mapped to Latin. :func:`untrusted` drops
    them. It is one signal, not the defence: a phrasing it misses still arrives fenced, as data.
-5. **Outputs are checked** by their callers (search.answer.checks, search.explain_llm, indexer.refine): besides
+5. **Outputs are checked** by their callers (search.answer.checks, search.explain.llm, indexer.refine): besides
    their sources, an output must not read as an instruction (:func:`screen`) nor repeat words that its source
    has only in a sentence addressed to an automated reader (:func:`borrowed_from_address`), since a small
    model told to copy its sources' words copies a planted sentence with the rest.

@@ -1,4 +1,5 @@
-"""Rhetorical-role labelling of judgment sentences: the labeller model, its training and evaluation.
+"""Rhetorical-role labelling of judgment sentences: the labeller the write path runs (its training and evaluation
+are the lab's: :mod:`lab.roles`).
 
 The role table it labels with (``legal/roles.json``: roles, labels, coarse groups, source mappings) is
 :mod:`legal.roles`, shared with search. The labeller pulls in torch, so ``RoleLabeller`` and friends are

@@ -24,8 +24,8 @@ from ratio import settings
 from ratio.cli.common import Context
 from ratio.cli.options import filter_options, json_option, role_options
 from search import alerts as saved
-from search.errors import QueryError
-from search.options import FilterOptions
+from search.query.errors import QueryError
+from search.query.options import FilterOptions
 
 
 @click.group("alerts")

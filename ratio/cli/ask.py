@@ -85,9 +85,9 @@ def ask_command(ctx: Context, question: str, mode: str, no_parametric: bool, cou
     from ratio.encoders import search_encoders, tuned_encoder
     from ratio.errors import LLMUnavailableError
     from search.answer import Answerer, AskOptions, Thresholds, ask
-    from search.errors import QueryError
     from search.execute import Searcher
-    from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+    from search.query.errors import QueryError
+    from search.retrieval.rerank import BiEncoderRescorer, CrossEncoderReranker
 
     if not question.strip():
         raise click.ClickException("the question is empty")

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from backends.encoders import DEFAULT_ENCODER, INDEX_ENCODER, STATIC_ENCODER, is_static
 from backends.llm import LLMError
+from lab.bench.searches import LLM_MODES, MODES, Latency, measure, percentile
 from ratio import settings
 from ratio.cli.bench_graph import bench_graph
 from ratio.cli.common import Context
@@ -30,11 +31,10 @@ from ratio.cli.options import (
 )
 from ratio.encoders import models_dir, search_encoders, tuned_encoder
 from ratio.llm import open_llm
-from search.benchmark import LLM_MODES, MODES, Latency, measure, percentile
 from search.execute import Searcher
-from search.request import RoleMode, SearchRequest
-from search.rerank import BiEncoderRescorer, CrossEncoderReranker
-from search.syntax import as_plain_text
+from search.query.request import RoleMode, SearchRequest
+from search.query.syntax import as_plain_text
+from search.retrieval.rerank import BiEncoderRescorer, CrossEncoderReranker
 
 # The pipelines ``ratio bench index`` compares: the fast one (static sentence vectors) and the transformer one.
 BENCH_PIPELINES = {"fast": STATIC_ENCODER, "minilm": DEFAULT_ENCODER}
@@ -117,8 +117,8 @@ def typed_texts(folder: Path | None, limit: int | None) -> list[str]:
     --limit takes every kind alike."""
     from itertools import chain, zip_longest
 
+    from lab.evaluate.typed import load
     from ratio.cli.eval_typed import typed_folder
-    from search.evaluate.typed import load
 
     benchmark = load(typed_folder(folder))
     rounds = zip_longest(*(benchmark.part(kind=kind) for kind in benchmark.kinds))
@@ -198,7 +198,7 @@ def bench_index_command(ctx: Context, paths: tuple[str, ...], limit: int | None,
     Each pipeline runs in a fresh process into a throwaway index prefix (deleted afterwards) with a fresh
     embedding cache, and reports judgments/s, sentences/s, the time per stage and its peak memory.
     """
-    from indexer.benchmark import BenchSpec, bench_index, throwaway_prefix
+    from lab.bench.indexing import BenchSpec, bench_index, throwaway_prefix
 
     chosen = pipelines or tuple(sorted(BENCH_PIPELINES, key=lambda name: BENCH_PIPELINES[name] != INDEX_ENCODER))
     connection = ctx.settings()
@@ -244,7 +244,7 @@ def bench_index_command(ctx: Context, paths: tuple[str, ...], limit: int | None,
 def bench_hostile(ctx: Context, size: int, through_index: bool, through_analysis: bool, as_json: bool) -> None:
     """Seconds each hostile input takes through loading, the citation scan and sentence splitting.
 
-    The inputs (indexer/hostile.py) are the probes of a security review and more of their kind: a capitalised
+    The inputs (lab/hostile.py) are the probes of a security review and more of their kind: a capitalised
     run without spaces, a 1 MB body of citation-like text, huge lines, deep nesting, NUL bytes and terminal
     escapes after the first 8 KB, mixed encodings, a gzip bomb. Every one must finish in seconds, with a
     judgment or a reason; a figure that grows faster than the input is a regression.
@@ -252,7 +252,7 @@ def bench_hostile(ctx: Context, size: int, through_index: bool, through_analysis
     import os
     import tempfile
 
-    from indexer.hostile import hostile_inputs, measure
+    from lab.hostile import hostile_inputs, measure
 
     inputs = hostile_inputs(size)
     cpu_started = time.process_time()
@@ -261,7 +261,7 @@ def bench_hostile(ctx: Context, size: int, through_index: bool, through_analysis
         cpu = time.process_time() - cpu_started
         indexed = None
         if through_index:
-            from indexer.benchmark import BenchSpec, bench_index, throwaway_prefix
+            from lab.bench.indexing import BenchSpec, bench_index, throwaway_prefix
 
             spec = BenchSpec(name="hostile", encoder=INDEX_ENCODER, paths=(folder,), limit=None,
                              connection=ctx.settings(), prefix=throwaway_prefix("bench", "hostile"),
@@ -308,8 +308,8 @@ def _hostile_analysis(ctx: Context) -> list:
     29: the old ``\\b`` char filters were quadratic in a run of combining marks)."""
     import analyzers
     from backends.opensearch import connect
-    from indexer.benchmark import throwaway_prefix
-    from indexer.hostile import analysis_seconds, unicode_texts
+    from lab.bench.indexing import throwaway_prefix
+    from lab.hostile import analysis_seconds, unicode_texts
 
     client = connect(ctx.settings())
     index = f"{throwaway_prefix('bench', 'analysis')}-analysis"

@@ -1,5 +1,5 @@
 """``ratio bench graph``: the citation graph at a chosen size (default a million judgments) on a synthetic corpus
-with the real one's shape: build, save, start-up from the snapshot, memory (:mod:`search.graph_bench`)."""
+with the real one's shape: build, save, start-up from the snapshot, memory (:mod:`lab.bench.graph`)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def bench_graph(nodes: int, edges_per_node: float | None, dict_nodes: int, folde
                 as_json: bool) -> None:
     """Build, save and load back the citation graph of NODES synthetic judgments: power-law in-degree, AILA's
     mean out-degree and unresolved citations per judgment; the load runs in a fresh process, as a server starts."""
-    from search.graph_bench import REAL_OUT_DEGREE, measure
+    from lab.bench.graph import REAL_OUT_DEGREE, measure
 
     result = measure(nodes, REAL_OUT_DEGREE if edges_per_node is None else edges_per_node, seed=seed,
                      dict_nodes=dict_nodes or None, folder=folder)

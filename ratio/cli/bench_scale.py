@@ -1,8 +1,9 @@
 """``ratio bench scale``: the default search measured at growing corpus sizes (issue 30).
 
-Each step grows a scale corpus under its own prefix from a real indexed one (:mod:`indexer.scale`: copies of the
+Each step grows a scale corpus under its own prefix from a real indexed one (:mod:`lab.bench.corpus_scale`: copies of
+the
 processed judgments and chunks, the citation graph rewired with its degrees kept), then measures the default
-search on it (:mod:`search.scale_bench`) and the start-up and memory of ``ratio serve`` on it. Every step is
+search on it (:mod:`lab.bench.scale`) and the start-up and memory of ``ratio serve`` on it. Every step is
 planned before anything is written, so a step that does not fit on the node's disk is refused first; the scale
 indices are dropped at the end, in a ``finally`` so an interrupted run cleans up too, unless ``--keep``.
 """
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from opensearchpy import OpenSearch
     from rich.table import Table
 
-    from search.scale_bench import ServerFigures
+    from lab.bench.scale import ServerFigures
 
 __all__ = ["bench_scale"]
 
@@ -64,9 +65,9 @@ def _data_path(client: OpenSearch, given: Path | None) -> Path:
 
 def _snapshot(client: OpenSearch, judgments: str, folder: Path) -> dict[str, float]:
     """Seconds to build and save the corpus's citation graph snapshot and to store its cited-by counts, as ``ratio
-    index`` does after a run (:func:`search.graph_cache.save_graph_state`), so the server maps it at start and
+    index`` does after a run (:func:`search.graph.cache.save_graph_state`), so the server maps it at start and
     sorts by the stored counts as it would in production."""
-    from search.graph_cache import save_graph_state
+    from search.graph.cache import save_graph_state
 
     saved = save_graph_state(client, judgments, folder)
     return {"snapshot_s": float(saved["graph_snapshot_seconds"]), "counts_s": float(saved["cited_by_counts_seconds"]),
@@ -76,7 +77,7 @@ def _snapshot(client: OpenSearch, judgments: str, folder: Path) -> dict[str, flo
 def _server(ctx: Context, prefix: str, query: str, graphs: Path) -> ServerFigures:
     """``ratio serve`` on ``prefix`` (no key, no rate limit, no LLM, this run's graph snapshots) started, timed and
     measured."""
-    from search.scale_bench import server_figures
+    from lab.bench.scale import server_figures
 
     conn = ctx.settings()
     port = _free_port()
@@ -155,15 +156,15 @@ def bench_scale(ctx: Context, steps: tuple[int, ...], source: str | None, scale_
     scale indices are dropped at the end, however the run ends, unless --keep.
     """
     from backends.opensearch import IndexLayout
-    from indexer.scale import ScalePrefixError, drop_scale_corpus, grow_scale_corpus, plan_scale
+    from lab.bench.corpus_scale import ScalePrefixError, drop_scale_corpus, grow_scale_corpus, plan_scale
+    from lab.bench.scale import document_requests, measure_step
     from ratio.cli.bench import read_queries, typed_texts
     from ratio.encoders import search_encoders
-    from search.citation_graph import load_graph
     from search.execute import Searcher
-    from search.graph_cache import GraphCache
-    from search.request import SearchRequest
-    from search.scale_bench import document_requests, measure_step
-    from search.syntax import as_plain_text
+    from search.graph.cache import GraphCache
+    from search.graph.citation_graph import load_graph
+    from search.query.request import SearchRequest
+    from search.query.syntax import as_plain_text
 
     source = source or ctx.prefix
     if scale_prefix == source:

@@ -23,8 +23,8 @@ from rich.table import Table
 from ratio.cli.common import Context
 from ratio.cli.errors import as_ratio_error
 from ratio.cli.options import json_option
-from search.citecheck import MAX_TEXT_BYTES, CitationCheck, CitationReport, CitationTextError, check_citations
-from search.citecheck_lookup import CitationLookupError
+from search.graph.citecheck import MAX_TEXT_BYTES, CitationCheck, CitationReport, CitationTextError, check_citations
+from search.graph.citecheck_lookup import CitationLookupError
 
 STATUS_STYLE = {"found": "green", "ambiguous": "yellow", "unknown": "bold red"}
 SHOWN_MATCHES = 3

@@ -18,6 +18,10 @@ from rich.console import Console
 from rich.table import Table
 
 from backends.encoders import DEFAULT_ENCODER, ModelError, load_encoder
+from lab.evaluate import Evaluation, evaluate, judged, ranked_run, read_qrels, read_queries, write_report
+from lab.evaluate.provision_qa import METHODS
+from lab.evaluate.splits import split_queries
+from lab.evaluate.systems import CONFIGS, CachedReranker, LabelledRanker, LabelledReranker, Runner, filter_safety
 from ratio.cli.common import BENCHMARKS, Context, configured_llm
 from ratio.cli.extras import requires
 from ratio.cli.options import (
@@ -33,14 +37,10 @@ from ratio.cli.options import (
     role_head_option,
 )
 from ratio.encoders import search_encoders, tuned_encoder
-from search.evaluate import Evaluation, evaluate, judged, ranked_run, read_qrels, read_queries, write_report
-from search.evaluate.provision_qa import METHODS
-from search.evaluate.splits import split_queries
-from search.evaluate.systems import CONFIGS, CachedReranker, LabelledRanker, LabelledReranker, Runner, filter_safety
 from search.execute import Searcher
-from search.options import DEFAULT_LLM_RERANK, MAX_LLM_RERANK
+from search.query.options import DEFAULT_LLM_RERANK, MAX_LLM_RERANK
 from search.ranking.model import RankerModel, RankerModelError
-from search.rerank import BiEncoderRescorer, CrossEncoderReranker
+from search.retrieval.rerank import BiEncoderRescorer, CrossEncoderReranker
 
 out_option = click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
                           help="Report folder.")
@@ -107,7 +107,7 @@ def configs_command() -> None:
                    "on the other, so nothing reported was tuned on.")
 @click.option("--split", type=click.Choice(["tuning", "reported"]),
               help="Only the tuning or the reported queries of the benchmark's split file "
-                   "(search/evaluate/splits/; the halves by position where a benchmark has none).")
+                   "(lab/evaluate/splits/; the halves by position where a benchmark has none).")
 @max_words_option(help="Cut each query to N words.")
 @click.option("--candidates", default=1000, show_default=True, help="Chunks fetched per sub-query.")
 @out_option
@@ -300,7 +300,7 @@ def _run_typed(ctx: Context, folder: Path | None, configs: tuple[str, ...], base
 
 @eval_group.command("build-typed")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for queries.jsonl and qrels.txt (search/evaluate/typed/aila-2019 is the packaged one).")
+              help="Folder for queries.jsonl and qrels.txt (lab/evaluate/typed/aila-2019 is the packaged one).")
 @click.option("--count", "counts", multiple=True, metavar="KIND=N",
               help="Queries of one kind (repeatable; default: 200 title, short, party and citation, 100 provision "
                    "and topic).")
@@ -311,8 +311,8 @@ def build_typed_command(ctx: Context, out: Path, counts: tuple[str, ...], seed: 
     citations, provisions, topic words) with a fixed seed, split into tuning and reported halves per kind."""
     from collections import Counter
 
-    from search.evaluate.typed import BENCHMARK_COUNTS, build, write
-    from search.training.typed import KINDS
+    from lab.evaluate.typed import BENCHMARK_COUNTS, build, write
+    from lab.training.typed import KINDS
 
     chosen = dict(BENCHMARK_COUNTS)
     for spec in counts:
@@ -341,11 +341,11 @@ def roles_command(data: Path, role_head: Path | None, head: Path | None, encoder
     from dataclasses import asdict
 
     from backends.encoders import encoder_for
-    from indexer.roles.data import load_law_ai, load_opennyai
     from indexer.roles.embeddings import EmbeddingCache
-    from indexer.roles.evaluate import evaluate_on_law_ai, evaluate_opennyai
     from indexer.roles.labeller import RoleLabeller
     from indexer.roles.model import HeadArtifact
+    from lab.roles.data import load_law_ai, load_opennyai
+    from lab.roles.evaluate import evaluate_on_law_ai, evaluate_opennyai
     from ratio import settings
     from ratio.encoders import models_dir
 
@@ -390,7 +390,7 @@ def provision_qa_command(ctx: Context, data: Path, queries_path: Path | None, qr
     LLM's remembered (parametric) provisions, and seconds per question; writes provision_qa.md/.json."""
     import json
 
-    from search.evaluate.provision_qa import markdown, run_method
+    from lab.evaluate.provision_qa import markdown, run_method
 
     queries_path = queries_path or data / BENCHMARKS["aila-statutes"][0]
     qrels_path = qrels_path or data / BENCHMARKS["aila-statutes"][1]
@@ -424,3 +424,4 @@ def provision_qa_command(ctx: Context, data: Path, queries_path: Path | None, qr
                                           "notes": r.notes} for r in results]}
     (out / "provision_qa.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     click.echo(f"report: {out / 'provision_qa.md'}")
+

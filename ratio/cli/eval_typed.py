@@ -1,7 +1,7 @@
-"""``ratio eval run typed`` and ``ratio eval build-typed``: the typed-query benchmark (search/evaluate/typed.py).
+"""``ratio eval run typed`` and ``ratio eval build-typed``: the typed-query benchmark (lab/evaluate/typed.py).
 
 A typed benchmark is a folder (``queries.jsonl``, ``qrels.txt``) drawn from one corpus; the packaged one was drawn
-from the AILA 2019 corpus (``ratio eval build-typed --out search/evaluate/typed/aila-2019`` on an index of it) and
+from the AILA 2019 corpus (``ratio eval build-typed --out lab/evaluate/typed/aila-2019`` on an index of it) and
 is what ``ratio eval run typed`` scores by default. Each kind of query is scored with its own measures and gets
 its own report (``OUT/KIND/report.md``), with a summary table of every kind in ``OUT/report.md``.
 """
@@ -17,10 +17,10 @@ from typing import Any
 
 import click
 
-from search.evaluate import Evaluation, evaluate, ranked_run, write_report
-from search.evaluate.systems import Runner
-from search.evaluate.typed import TypedBenchmark, drop_excluded, load, measures, packaged
-from search.training.typed import KNOWN_ITEM_KINDS
+from lab.evaluate import Evaluation, evaluate, ranked_run, write_report
+from lab.evaluate.systems import Runner
+from lab.evaluate.typed import TypedBenchmark, drop_excluded, load, measures, packaged
+from lab.training.typed import KNOWN_ITEM_KINDS
 
 __all__ = ["run_typed"]
 

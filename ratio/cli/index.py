@@ -220,15 +220,15 @@ def _map_provisions(client, aliases: dict[str, str], report) -> dict[str, int] |
 
 
 def _write_graph_snapshot(client, aliases: dict[str, str], report) -> dict[str, float | int] | None:
-    """Build the corpus's citation graph and save its snapshot (:mod:`search.graph_snapshot`) after a run that
+    """Build the corpus's citation graph and save its snapshot (:mod:`search.graph.snapshot`) after a run that
     wrote judgments, so that a server's next start maps it instead of scrolling every judgment (at a million
     judgments the scroll and build take minutes, the mapping under a second; docs/capacity.md), then store
-    the judgments' changed cited-by counts (:mod:`search.cited_by_store`: the cited-by sort reads them). The
+    the judgments' changed cited-by counts (:mod:`search.graph.store`: the cited-by sort reads them). The
     seconds each took and the counts written; None when nothing was written or the run stopped."""
     if report.stopped or not (report.judgments_indexed or report.chunks_deleted):
         return None
     from ratio.settings import graphs_dir
-    from search.graph_cache import save_graph_state
+    from search.graph.cache import save_graph_state
 
     return save_graph_state(client, aliases["judgments"], graphs_dir())
 

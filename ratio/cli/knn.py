@@ -1,5 +1,5 @@
 """``ratio bench knn QUERIES``: k-NN and hybrid latency and recall@10 at several index sizes, and the
-quantisation comparison (search.knn_bench), in one run."""
+quantisation comparison (lab.bench.knn), in one run."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ratio.cli.bench import read_queries
 from ratio.cli.common import Context
 from ratio.cli.options import json_option, limit_option
 from ratio.encoders import open_encoder
-from search.syntax import as_plain_text
+from search.query.syntax import as_plain_text
 
 
 def _sizes(value: str) -> list[int]:
@@ -55,7 +55,7 @@ def bench_knn(ctx: Context, queries: Path, sources: tuple[str, ...], sizes: str,
     vectors sampled around real ones, labelled synthetic), measure p50/p95 of k-NN and hybrid queries and
     recall@10 against exact search, and delete them. QUERIES: one query per line (or AILA's Query_doc.txt),
     encoded with the source index's encoder."""
-    from search import knn_bench
+    from lab.bench import knn as knn_bench
 
     chosen = _sizes(sizes)
     client = ctx.client()

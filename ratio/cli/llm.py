@@ -17,7 +17,7 @@ from backends.llm import LLMError, known_llms, resolve_gguf
 from ratio import settings
 from ratio.cli.common import configured_llm
 from ratio.cli.options import json_option, llm_options
-from search.expand import legal_issues, parametric_provisions
+from search.llm.expand import legal_issues, parametric_provisions
 
 SAMPLE_FACTS = ("The accused was seen with the deceased shortly before her death. Her body was found in a well "
                 "two days later. He was convicted of murder on circumstantial evidence and appealed.")

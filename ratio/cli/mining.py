@@ -15,11 +15,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from backends.opensearch.indices import IndexLayout
+from lab.evaluate import EvalDataError, read_qrels, read_queries
+from lab.training import PairSet, mine_qrels_groups, mine_self_groups, split, training_queries
+from lab.training.citations import mine_citation_groups
 from ratio import settings
 from ratio.cli.common import BENCHMARKS, Context
-from search.evaluate import EvalDataError, read_qrels, read_queries
-from search.training import PairSet, mine_qrels_groups, mine_self_groups, split, training_queries
-from search.training.citations import mine_citation_groups
 
 TRAINABLE = {"aila-precedents": "AILA 2019 precedent", "irled": "FIRE 2017 IRLeD"}
 console = Console(stderr=True)
@@ -132,11 +132,11 @@ def mine(ctx: Context, data: Path, benchmarks: tuple[str, ...], queries: Path | 
 def _scorer(gguf: Path, backend: str, device: str | None, batch_size: int, threads: int | None) -> Any:
     """The attribution scorer: llama.cpp (one prompt at a time, fastest on a CPU) or torch (batched, any device)."""
     if backend == "llama":
-        from search.training.attribution import AnswerLikelihood
+        from lab.training.attribution import AnswerLikelihood
 
         return AnswerLikelihood(gguf, threads=threads)
     try:
-        from search.training.attribution_torch import TorchAnswerLikelihood
+        from lab.training.attribution_torch import TorchAnswerLikelihood
 
         return TorchAnswerLikelihood(gguf, device=device, batch_size=batch_size, threads=threads)
     except ImportError as exc:
@@ -152,7 +152,7 @@ def attribution(pairs: PairSet, questions: int, llm_model: Path | None, threads:
                 batch_size: int = 8) -> list[tuple[str, str, float]]:
     """Leave-one-out attribution scores of the local LLM for the first ``questions`` self-supervised groups."""
     from backends.llm import SMALL_LLM, LLMError, resolve_gguf
-    from search.training.attribution import attribution_targets
+    from lab.training.attribution import attribution_targets
 
     try:
         gguf = llm_model or resolve_gguf(SMALL_LLM, settings.home_dir() / "models")

@@ -96,7 +96,7 @@ def reranker_option(help: str = "A sentence-transformers CrossEncoder (path or i
 def rerank_weight_option(help: str = "The reranker's share of a reranked chunk's score; the rest is the fused "
                                      "score (1: the reranker's score replaces it).") -> Decorator:
     """``--rerank-weight`` / ``RATIO_RERANK_WEIGHT``, between 0 and 1."""
-    from search.rerank import DEFAULT_RERANK_WEIGHT
+    from search.retrieval.rerank import DEFAULT_RERANK_WEIGHT
 
     return click.option("--rerank-weight", envvar="RATIO_RERANK_WEIGHT", type=click.FloatRange(0, 1),
                         default=DEFAULT_RERANK_WEIGHT, show_default=True, help=help)
@@ -142,7 +142,7 @@ def role_mode_option(choices: Sequence[str] | None = None, default: str | None =
                      help: str = "Role handling.") -> Decorator:
     """``--mode`` as ``role_mode``: what the preferred roles do to the search (``choices``: every
     :class:`RoleMode` unless given)."""
-    from search.options import RoleMode
+    from search.query.options import RoleMode
 
     if choices is None:
         choices = tuple(mode.value for mode in RoleMode)
@@ -152,8 +152,8 @@ def role_mode_option(choices: Sequence[str] | None = None, default: str | None =
 
 def fusion_option() -> Decorator:
     """``--fusion``: how the BM25 and k-NN lists are combined."""
-    from search.fusion import FusionMethod
-    from search.options import DEFAULTS
+    from search.query.options import DEFAULTS
+    from search.retrieval.fusion import FusionMethod
 
     methods = tuple(method.value for method in FusionMethod)
     return click.option("--fusion", type=click.Choice(methods), default=DEFAULTS.fusion.value,
@@ -162,7 +162,7 @@ def fusion_option() -> Decorator:
 
 def ranking_options() -> Decorator:
     """``--ranking`` (the learned ranker or the fusion it replaced) and ``--ranker`` (its model folder)."""
-    from search.options import DEFAULTS, RankingMode
+    from search.query.options import DEFAULTS, RankingMode
 
     ranking = click.option("--ranking", type=click.Choice([m.value for m in RankingMode]),
                            default=DEFAULTS.ranking.value, show_default=True,
@@ -174,7 +174,7 @@ def ranking_options() -> Decorator:
 
 def expand_option() -> Decorator:
     """``--expand`` (repeatable): the LLM expansions a search may run."""
-    from search.options import EXPANSIONS
+    from search.query.options import EXPANSIONS
 
     return click.option("--expand", type=click.Choice(EXPANSIONS), multiple=True,
                         help="LLM expansion: legal issues as extra queries, parametric provisions for provision "

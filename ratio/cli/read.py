@@ -15,7 +15,7 @@ from rich.markup import escape
 
 from ratio.cli.common import Context, configured_llm
 from ratio.cli.options import encoder_option, json_option, llm_options
-from search.options import MAX_PROVISIONS, PROVISIONS_SIZE
+from search.query.options import MAX_PROVISIONS, PROVISIONS_SIZE
 
 
 def _client(ctx: Context, encoder: str | None = None, llm: Any = None) -> Any:
@@ -38,7 +38,7 @@ def _json(kind: Any, value: Any) -> None:
 @click.pass_obj
 def judgment_command(ctx: Context, judgment_id: str, as_json: bool) -> None:
     """One judgment: metadata, summary, who it cites and who cites it (--json: sentences and roles too)."""
-    from search.browse import JudgmentView
+    from search.pages.browse import JudgmentView
 
     view = _client(ctx).judgment(judgment_id)
     if as_json:

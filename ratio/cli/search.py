@@ -24,7 +24,7 @@ from ratio.cli.options import (
     reranker_option,
     role_options,
 )
-from search.options import (
+from search.query.options import (
     DEFAULT_LLM_RERANK,
     DEFAULTS,
     MAX_LLM_RERANK,
@@ -70,7 +70,7 @@ def no_match(query: str) -> str:
 
 
 def _table(query: str, result: SearchResult, first: int = 1) -> Table:
-    from search.records import MatchKind
+    from search.retrieval.records import MatchKind
 
     title = f"{counts(result, first)} — {query[:70]} ({result.fusion}, {result.took_ms:.0f} ms)"
     table = Table("#", "score", "judgment", "best passage", title=title, show_lines=True)
@@ -152,7 +152,7 @@ def search_command(ctx: Context, query: str, courts: tuple[str, ...], judges: tu
     alone (no QUERY, or only filters in it), newest first, having no words to rank by.
     With --document FILE, a whole brief is the query (the document path)."""
     from ratio.client import Client, window_notes
-    from search.request import SearchRequest
+    from search.query.request import SearchRequest
 
     if ranking == "ranker" and ranker_model != "off":
         import_lightgbm_alone()  # before the ranker imports it: 0.9 s less of scikit-learn and pandas

@@ -3,7 +3,7 @@
 One command, the corpora named by prefix: it reads each corpus's facts chunks and citation graph, leaves out every
 judgment that holds a guarded benchmark query (the ranker's guard, :func:`guarded_texts`), tunes the two
 cross-fitted halves' encoders into ``$RATIO_HOME/models/ratio-facts-encoder/{a,b}``
-(:mod:`search.training.facts_encoder`), then writes both encoders' vectors into every named corpus's indices, where
+(:mod:`lab.training.facts_encoder`), then writes both encoders' vectors into every named corpus's indices, where
 the ranker's ``tuned`` group reads them (:mod:`search.ranking.tuned`). ``--fill-only`` writes the vectors with the
 encoders already there (after more judgments were indexed, or into another corpus). Each update leaves the
 document's old version deleted, which BM25 counts until a merge drops it, so the command ends by merging them
@@ -21,13 +21,13 @@ import click
 
 from backends.encoders import load_encoder
 from backends.opensearch.indices import IndexLayout, IndexOperationError, expunge_deletes
+from lab.training.facts_encoder import corpus_facts, fill_vectors, train_facts_encoders
+from lab.training.ranker_data import Guard, holders
 from ratio.cli.common import Context
 from ratio.cli.options import data_option
 from ratio.cli.train_ranker import guarded_texts
 from ratio.encoders import models_dir
 from search.ranking.tuned import HALVES
-from search.training.facts_encoder import corpus_facts, fill_vectors, train_facts_encoders
-from search.training.ranker_data import Guard, holders
 
 __all__ = ["FOLDER", "train_facts_encoder"]
 

@@ -20,11 +20,11 @@ from rich.console import Console
 from rich.table import Table
 
 from backends.encoders import DEFAULT_ENCODER
+from lab.training import TrainOptions, TrainResult, train_embedder, train_reranker, write_card
 from ratio import settings
 from ratio.cli.common import Context
 from ratio.cli.mining import attribution, mine, progress_bars
 from ratio.cli.options import apply, data_option, query_file_options
-from search.training import TrainOptions, TrainResult, train_embedder, train_reranker, write_card
 
 pair_training_options = apply(
     click.option("--backbone", default=DEFAULT_ENCODER, show_default=True,

@@ -1,7 +1,7 @@
 """``ratio train ranker``: the learned ranker (LightGBM LambdaRank) from tuning qrels and mined citation queries.
 
 Each ``--corpus PREFIX=BENCHMARK`` names an index prefix and the benchmark whose judgments it holds; that
-benchmark's tuning split (search/evaluate/splits/) gives labelled queries and the corpus's own citation graph and
+benchmark's tuning split (lab/evaluate/splits/) gives labelled queries and the corpus's own citation graph and
 metadata give mined ones (``--corpus PREFIX`` alone: mined ones only, for a corpus without labels). Reported
 queries are never read: the split file names the tuning ids. Every query of every benchmark's query files is
 guarded: a judgment holding one is never a training query, label or candidate. The training set is written
@@ -25,21 +25,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from backends.opensearch.indices import IndexLayout, IndexOperationError, expunge_deletes
-from ratio import settings
-from ratio.cli.common import BENCHMARKS, Context
-from ratio.cli.extras import requires
-from ratio.cli.options import data_option
-from ratio.encoders import search_encoders, tuned_encoders
-from search.evaluate import judged, read_qrels, read_queries
-from search.evaluate.splits import split_queries
-from search.evaluate.typed import held_keys, load, packaged
-from search.ranking.features import GROUPS
-from search.training.nested import markdown as nested_markdown
-from search.training.nested import nested
-from search.training.ranker import Dataset, RankerParams, absent_groups, fit, save_model
-from search.training.ranker_build import CorpusSpec, build_dataset, labelled_queries
-from search.training.ranker_data import MINED_STYLES
-from search.training.selection import (
+from lab.evaluate import judged, read_qrels, read_queries
+from lab.evaluate.splits import split_queries
+from lab.evaluate.typed import held_keys, load, packaged
+from lab.training.nested import markdown as nested_markdown
+from lab.training.nested import nested
+from lab.training.ranker import Dataset, RankerParams, absent_groups, fit, save_model
+from lab.training.ranker_build import CorpusSpec, build_dataset, labelled_queries
+from lab.training.ranker_data import MINED_STYLES
+from lab.training.selection import (
     CHOICES,
     SHIPPED,
     TYPED_SOURCES,
@@ -55,7 +49,13 @@ from search.training.selection import (
     trains_on,
     write_selection,
 )
-from search.training.typed import KINDS
+from lab.training.typed import KINDS
+from ratio import settings
+from ratio.cli.common import BENCHMARKS, Context
+from ratio.cli.extras import requires
+from ratio.cli.options import data_option
+from ratio.encoders import search_encoders, tuned_encoders
+from search.ranking.features import GROUPS
 
 
 def _spelled(path: str | Path) -> str:
@@ -198,7 +198,7 @@ def _manifest_of(dataset_path: Path) -> Path:
               help="With --cv K: nested cross-validation instead of the table: each of the K folds' training "
                    "queries chooses among the --cv-choice choices (default: every choice) by an INNER-fold "
                    "selection of its own, and that choice scores the fold, beside the shipped configuration on the "
-                   "same folds (search.training.nested); writes nested.md and nested.json to --cv-out.")
+                   "same folds (lab.training.nested); writes nested.md and nested.json to --cv-out.")
 @click.option("--cv-workers", default=2, show_default=True, type=click.IntRange(min=1),
               help="With --cv: processes fitting folds side by side (a fit is single-threaded; same scores).")
 @click.option("--split", type=click.Choice(["tuning", "all"]), default="tuning", show_default=True,
@@ -324,7 +324,7 @@ def train_ranker(ctx: Context, corpora: tuple[str, ...], data: Path, mined: int,
 
 def _nested(dataset: Dataset, folds: int, inner: int, choices: tuple[str, ...] | None, out: Path | None,
             workers: int, seed: int, validate: tuple[str, ...], cap: int | None) -> None:
-    """``--cv K --cv-nested INNER``: each outer fold chooses by its own selection (search.training.nested)."""
+    """``--cv K --cv-nested INNER``: each outer fold chooses by its own selection (lab.training.nested)."""
     command = _invocation()
     run = nested(dataset, RankerParams(seed=seed), folds=folds, inner=inner, seed=seed, choices=choices,
                  validate=validate, cap=cap, workers=workers, command=command,
@@ -339,7 +339,7 @@ def _nested(dataset: Dataset, folds: int, inner: int, choices: tuple[str, ...] |
 
 def _select(dataset: Dataset, folds: int, choices: tuple[str, ...] | None, out: Path | None, workers: int, seed: int,
             validate: tuple[str, ...], cap: int | None, ablations: dict[str, bool]) -> None:
-    """``--cv``: the selection table of every choice (search.training.selection), printed and written; the
+    """``--cv``: the selection table of every choice (lab.training.selection), printed and written; the
     ``validate`` sources' mined queries scored beside the labelled ones."""
     given = [flag for flag, on in ablations.items() if on]
     if given:

@@ -1,8 +1,8 @@
 """``ratio train roles``: rebuild the rhetorical-role head reproducibly (same data and seed, same head).
 
-The work is :func:`indexer.roles.train.train` (and :func:`~indexer.roles.train.merge_heads` for ensembles
+The work is :func:`lab.roles.train.train` (and :func:`~lab.roles.train.merge_heads` for ensembles
 trained in separate runs); this module turns options into its typed arguments. The training settings default
-to :class:`~indexer.roles.train.TrainSettings` (one home for them): an option left out keeps the trainer's
+to :class:`~lab.roles.train.TrainSettings` (one home for them): an option left out keeps the trainer's
 value. torch is imported only when the command runs, so ``ratio --help`` stays light.
 """
 
@@ -69,7 +69,7 @@ def train_roles(out: Path | None, output: Path | None, opennyai_train: Path | No
     out = either(out, output, "--out", "--output", required=True)
     if not merge and opennyai_train is None and law_ai is None:
         raise click.UsageError("pass --opennyai-train and/or --law-ai (or --merge HEAD ... to join trained heads)")
-    from indexer.roles.train import TrainSettings, merge_heads, train
+    from lab.roles.train import TrainSettings, merge_heads, train
     from ratio.encoders import models_dir
 
     try:

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ratio.answer_results import AnswerOut, CitationOut
 from search.answer import AskOptions, Thresholds
-from search.errors import QueryError
-from search.request import SearchRequest
+from search.query.errors import QueryError
+from search.query.request import SearchRequest
 
 MAX_QUESTION = 1_000
 MAX_ROUNDS = 5  # the engine allows 10; one anonymous request should not hold the LLM for that long

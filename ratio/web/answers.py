@@ -30,7 +30,7 @@ from ratio.errors import LLMUnavailableError
 from ratio.web.answer_schemas import AskBody
 from ratio.web.offload import DeadlineExceededError
 from search.answer import Answerer, ask
-from search.intent import classify_intent
+from search.query.intent import classify_intent
 
 log = logging.getLogger("ratio.web")
 

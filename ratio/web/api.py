@@ -22,9 +22,9 @@ from ratio.results import ExplainResponse, Health, ProvisionsResponse, SearchPag
 from ratio.web.offload import with_deadline
 from ratio.web.schemas import ErrorResponse, ExplainParams, ExportParams, SearchParams
 from ratio.web.service import Service
-from search.browse import ExploreView, JudgmentView
-from search.options import MAX_PROVISIONS, PROVISIONS_SIZE
-from search.syntax import MAX_CHARS
+from search.pages.browse import ExploreView, JudgmentView
+from search.query.options import MAX_PROVISIONS, PROVISIONS_SIZE
+from search.query.syntax import MAX_CHARS
 
 T = TypeVar("T")
 

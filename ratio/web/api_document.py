@@ -42,9 +42,9 @@ from ratio.results import BriefPage
 from ratio.web.api import ERRORS, NOT_FOUND, ServiceDep, heavy, page_url
 from ratio.web.schemas import ErrorResponse
 from ratio.web.schemas_brief import DocumentOptions, DocumentSearchBody, json_schema, multipart_schema
-from search.errors import BadValueError
-from search.options import SortOrder
-from search.provisions import CITING_PAGE_SIZE, MAX_CITING_PAGE_SIZE, CitingJudgment
+from search.provisions.retrieve import CITING_PAGE_SIZE, MAX_CITING_PAGE_SIZE, CitingJudgment
+from search.query.errors import BadValueError
+from search.query.options import SortOrder
 
 __all__ = ["router"]
 

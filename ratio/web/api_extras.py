@@ -1,4 +1,4 @@
-"""API routes for citation checks and saved searches with alerts (:mod:`search.citecheck`, :mod:`search.alerts`).
+"""API routes for citation checks and saved searches with alerts (:mod:`search.graph.citecheck`, :mod:`search.alerts`).
 
 Saved searches live in a percolator index; the first save creates it. Alerts are checked on demand
 (``POST /api/v1/alerts/check`` with judgment ids or a time) — ``ratio index`` reports matches itself when it
@@ -17,8 +17,8 @@ from pydantic import BaseModel
 from ratio.web.api import ERRORS, NOT_FOUND, ServiceDep
 from ratio.web.schemas import AlertCheckBody, CitationCheckBody, ErrorResponse, SavedSearchBody
 from search import alerts
-from search.citecheck import CitationCheck, check_citations
-from search.errors import BadValueError
+from search.graph.citecheck import CitationCheck, check_citations
+from search.query.errors import BadValueError
 
 router = APIRouter(prefix="/api/v1", responses=ERRORS)
 UNAVAILABLE = {503: {"model": ErrorResponse, "description": "The cluster cannot hold saved searches (no "

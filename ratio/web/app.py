@@ -13,7 +13,7 @@ calls it. Policies:
 * **CORS** is off unless origins are named: a search API over a private corpus should not be readable from
   any web page a user happens to open.
 * **Errors** are always ``{"error": {"code", "message"}}``: a query the engine cannot run is a 400 whose
-  message says what to change (one the node itself refuses: ``query_rejected``, :mod:`search.rejection`), a
+  message says what to change (one the node itself refuses: ``query_rejected``, :mod:`search.query.rejection`), a
   schema violation a 422 that names each bad field, an unknown id a 404, and an unreachable cluster a 503, never a
   stack trace. A sorted search's cursor whose point in time has expired is a 410 ``cursor_expired`` asking to
   search again from the first page.
@@ -46,9 +46,9 @@ from ratio.web import api, api_ask, security
 from ratio.web.docs import install_docs
 from ratio.web.offload import CITATION_WORKERS, CitationExtractor, DeadlineExceededError, Gate, PoolBusyError
 from ratio.web.service import Service
-from search.citecheck_lookup import CitationLookupError
-from search.errors import QueryError
-from search.rejection import EngineError, rejection
+from search.graph.citecheck_lookup import CitationLookupError
+from search.query.errors import QueryError
+from search.query.rejection import EngineError, rejection
 
 log = logging.getLogger("ratio.web")
 STATIC = Path(__file__).with_name("static")

@@ -5,7 +5,7 @@ A filter reaches a search two ways, and a chip says which: from the form's field
 ``judge=``, ``statute=``, ``date_from=``/``date_to=``, ``role=`` with ``mode=``), or typed in the query box
 (``court:"..."``, ``year:``, ``from:``/``to:``, ``role:``, ``statute:``, ``judge:``, ``cites:``). Removing a form
 filter drops its one value from the URL; removing a typed filter cuts its ``name:value`` out of the query text
-(:func:`search.syntax.filter_spans` says where it stands), the rest of the text untouched.
+(:func:`search.query.syntax.filter_spans` says where it stands), the rest of the text untouched.
 
 A facet click selects its value as a form field rather than appending text to the query, so it shows as a chip
 and the facet list marks it; clicking a selected value removes it. A year is a date range of one year
@@ -20,9 +20,16 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ratio.web.schemas import SearchParams
-from search.errors import QueryError
-from search.options import DEFAULTS, RoleMode
-from search.syntax import FilterSpan, filter_spans, normalise_roles, normalise_statute, parse_year_range, without_span
+from search.query.errors import QueryError
+from search.query.options import DEFAULTS, RoleMode
+from search.query.syntax import (
+    FilterSpan,
+    filter_spans,
+    normalise_roles,
+    normalise_statute,
+    parse_year_range,
+    without_span,
+)
 
 __all__ = ["Chip", "FacetLink", "chips", "clear_all", "facet_links", "hidden_fields", "query_roles", "search_query"]
 

@@ -22,7 +22,8 @@ from ratio.web.app import create_app
 from ratio.web.sessions import SessionStore
 
 # The longest request line and headers uvicorn reads (its h11 parser's ``h11_max_incomplete_event_size``; 16 KiB by
-# default): a GET search of a whole pasted judgment (search.understand.MAX_PASTE_CHARS characters, percent-encoded)
+# default): a GET search of a whole pasted judgment (search.query.understand.MAX_PASTE_CHARS characters,
+# percent-encoded)
 # and the page's links that repeat it. ``ratio serve`` passes it; so does a test's server.
 MAX_REQUEST_HEAD_BYTES = 4 * 1024 * 1024
 

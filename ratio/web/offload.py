@@ -64,7 +64,7 @@ class CitationExtractor:
     seconds (the wait for a free worker included); ``QUEUE_PER_WORKER`` checks per worker may wait, more get
     :class:`PoolBusyError` at once.
 
-    Callable like the function (``search.citecheck.check_citations`` takes it as ``extract``). :meth:`lifespan`
+    Callable like the function (``search.graph.citecheck.check_citations`` takes it as ``extract``). :meth:`lifespan`
     is the app's: it starts the workers (the citation rules compiled once in each) and stops them.
     """
 

@@ -32,11 +32,11 @@ from ratio.web.pages_brief import more_like_url
 from ratio.web.passages import highlight_words, hl_pattern, sentences_html
 from ratio.web.schemas import ExplainParams, SearchParams
 from ratio.web.service import Service
-from search.errors import ExpiredPositionError, QueryError
-from search.options import RoleMode, SortOrder
-from search.request import SearchRequest
-from search.syntax import MAX_CHARS
-from search.understand import MAX_PASTE_CHARS, QueryKind
+from search.query.errors import ExpiredPositionError, QueryError
+from search.query.options import RoleMode, SortOrder
+from search.query.request import SearchRequest
+from search.query.syntax import MAX_CHARS
+from search.query.understand import MAX_PASTE_CHARS, QueryKind
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).with_name("templates"))
@@ -185,7 +185,7 @@ async def _matched_provisions(request: Request, svc: Service, params: SearchPara
 
 
 def _read_as(params: SearchParams) -> str | None:
-    """How the box read the query, when it was not read as plain typed words (:mod:`search.understand`): a case
+    """How the box read the query, when it was not read as plain typed words (:mod:`search.query.understand`): a case
     or party name, a citation, a provision, or a pasted text whose quotes and operators are words (so a stray
     quote in a fact pattern is no syntax error). None for typed words and for a search of filters alone."""
     try:
@@ -247,7 +247,7 @@ async def explore_page(request: Request) -> HTMLResponse:
             # a role only says where to look, so a role bar links to a search only when there are words
             buckets = [_bucket(b) for b in getattr(view, name)]
             links[name] = facet_links(params, facet, buckets, applied, limit=None, link=words or name != "roles")
-        # a cited case: its name, then its parallel reports (counted together: search.most_cited)
+        # a cited case: its name, then its parallel reports (counted together: search.graph.most_cited)
         links["cited_judgments"] = [FacetLink(b.key, _case_label(b), b.judgments, _add_filter(params, b.filter))
                                     for b in view.cited_judgments]
         # Acts, then their sections: a section the corpus holds links to its page (whose list counts sub-sections as

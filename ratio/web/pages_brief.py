@@ -30,7 +30,7 @@ from ratio.results import BriefPage, passage_link
 from ratio.web.offload import DeadlineExceededError, PoolBusyError, with_deadline
 from ratio.web.passages import highlight_words
 from ratio.web.schemas_brief import MAX_DOCUMENT_SIZE, DocumentOptions
-from search.errors import QueryError
+from search.query.errors import QueryError
 
 __all__ = ["more_like_url", "router"]
 

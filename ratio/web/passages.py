@@ -7,7 +7,7 @@ hit's passage (the words as the judgment writes them, stemmed forms included), e
 The link itself is :func:`ratio.results.passage_link` (beside the result shapes, which answers build it into).
 
 :func:`sentence_html` renders one sentence of the judgment page with those words in ``<mark>`` and the
-citations that name a corpus judgment or provision as links (:class:`search.judgment_text.TextLink`). The
+citations that name a corpus judgment or provision as links (:class:`search.pages.judgment_text.TextLink`). The
 text is escaped here; only the tags this module writes are markup.
 """
 
@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup, escape
 
-from search.judgment_text import TextLink
+from search.pages.judgment_text import TextLink
 
 __all__ = ["MAX_WORDS", "highlight_words", "hl_pattern", "sentence_html", "sentences_html"]
 

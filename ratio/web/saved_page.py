@@ -34,7 +34,7 @@ from ratio.web.offload import DeadlineExceededError, with_deadline
 from ratio.web.pages import _render
 from ratio.web.schemas import SavedSearchBody
 from search import alerts
-from search.errors import QueryError
+from search.query.errors import QueryError
 
 router = APIRouter(include_in_schema=False)
 MAX_FORM_BYTES = 40_000

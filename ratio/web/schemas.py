@@ -1,8 +1,8 @@
 """The REST API's request and response shapes: what the OpenAPI spec publishes and FastAPI validates.
 
-Request options mirror :class:`search.options.SearchOptions` (and so the CLI and ``ratio.Client.search``),
+Request options mirror :class:`search.query.options.SearchOptions` (and so the CLI and ``ratio.Client.search``),
 with the same enums for the choices (:meth:`SearchParams.options` converts) and the same defaults (read from
-:data:`search.options.DEFAULTS`, not written again), and the API's own limits on top: ``candidates`` (the depth
+:data:`search.query.options.DEFAULTS`, not written again), and the API's own limits on top: ``candidates`` (the depth
 of the ranked window) is capped lower than the engine allows, so one anonymous request cannot ask for ten
 thousand chunks, and paging goes by an opaque cursor.
 The responses are :mod:`ratio.results`' (beside the clients, which return them too), so the API, the Python
@@ -15,8 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from search.fusion import FusionMethod
-from search.options import (
+from search.query.options import (
     DEFAULTS,
     MAX_LLM_RERANK,
     MAX_LLM_RERANK_DEADLINE,
@@ -29,8 +28,9 @@ from search.options import (
     SearchOptions,
     SortOrder,
 )
-from search.syntax import MAX_CHARS
-from search.understand import MAX_PASTE_CHARS
+from search.query.syntax import MAX_CHARS
+from search.query.understand import MAX_PASTE_CHARS
+from search.retrieval.fusion import FusionMethod
 
 MAX_DEPTH = 1_000  # candidates (chunks) one API search may rank; pages beyond need a narrower query
 MAX_EXPLAIN = 10
@@ -99,7 +99,7 @@ class SearchParams(BaseModel):
                             "(<mark> in each passage's highlights, HTML-escaped).")
 
     def options(self, page: int = 1, **changes: Any) -> SearchOptions:
-        """These parameters as the engine's :class:`search.options.SearchOptions` (``page`` from the cursor)."""
+        """These parameters as the engine's :class:`search.query.options.SearchOptions` (``page`` from the cursor)."""
         values: dict[str, Any] = dict(
             courts=self.court, judges=self.judge, date_from=self.date_from, date_to=self.date_to, roles=self.role,
             role_mode=self.mode, ranking=self.ranking, fusion=self.fusion, sort=self.sort, size=self.size, page=page,

@@ -12,8 +12,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ratio.briefs import MAX_BRIEF_BYTES, MAX_UPLOAD_BYTES
-from search.options import MAX_SIZE
-from search.syntax import MAX_CHARS
+from search.query.options import MAX_SIZE
+from search.query.syntax import MAX_CHARS
 
 __all__ = ["MAX_DOCUMENT_SIZE", "DocumentOptions", "DocumentSearchBody", "multipart_schema"]
 

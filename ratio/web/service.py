@@ -5,7 +5,7 @@ judgments. Paging uses an opaque cursor that names the page and a fingerprint of
 replayed with another query is refused instead of silently returning a page of something else. A sorted
 search's cursor also carries its point in time and the sort values of the hit to continue after (next) or
 before (previous), each checked against the order's keys; a point in time that expired or that this corpus
-did not open is an :class:`search.errors.ExpiredPositionError` (the API's 410, asking to start again).
+did not open is an :class:`search.query.errors.ExpiredPositionError` (the API's 410, asking to start again).
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from ratio.client import Client, window_notes
 from ratio.errors import IndexNotFoundError, NotFoundError
 from ratio.results import SearchPage, to_page
 from ratio.web.schemas import SearchParams
-from search.browse import ExploreView, JudgmentView
-from search.errors import BadValueError
-from search.explain import Explanation
-from search.options import MAX_CANDIDATES, SortOrder
-from search.provisions import CITING_PAGE_SIZE, CitingJudgments, ProvisionHit, citing_judgments
-from search.request import SearchRequest
-from search.sorting import STORED_COUNTS, SortPosition, cited_by_counts, open_point_in_time
+from search.explain.extractive import Explanation
+from search.pages.browse import ExploreView, JudgmentView
+from search.provisions.retrieve import CITING_PAGE_SIZE, CitingJudgments, ProvisionHit, citing_judgments
+from search.query.errors import BadValueError
+from search.query.options import MAX_CANDIDATES, SortOrder
+from search.query.request import SearchRequest
+from search.retrieval.sorting import STORED_COUNTS, SortPosition, cited_by_counts, open_point_in_time
 
 EXPORT_LIMIT = 1_000
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -84,7 +84,7 @@ def _sort_values(values: Any, sort: SortOrder) -> tuple[Any, ...]:
 def decode_cursor(params: SearchParams, sort: SortOrder | None = None) -> Cursor:
     """The page a cursor points at (page 1 without one); refuses cursors made for other parameters. ``sort``: the
     order the search runs in (default ``params.sort``; a filter-only search asked in relevance order is sorted
-    newest first: :attr:`search.request.SearchRequest.sort`)."""
+    newest first: :attr:`search.query.request.SearchRequest.sort`)."""
     sort = sort or params.sort
     if not params.cursor:
         return Cursor()

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from backends.llm import LLM, LLMError, Prompt, borrowed_from_address, generate_json, screen, untrusted
 from legal.citations import extract_citations
 from search.answer.context import ContextPassage, prompt_context
-from search.explain import QUOTED, content_words, folded
+from search.explain.extractive import QUOTED, content_words, folded
 
 SUPPORT = 0.6  # share of a claim's content words that its cited passages must contain
 # Words any answer uses about any passage; they neither support nor undermine a claim.

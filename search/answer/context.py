@@ -19,8 +19,8 @@ from typing import Any
 
 from backends.llm import untrusted
 from legal.roles import role_label
-from search.explain import content_words
-from search.records import ChunkHit
+from search.explain.extractive import content_words
+from search.retrieval.records import ChunkHit
 
 TOKENS_PER_WORD = 1.5  # legal English with citations and numbers, by Qwen's tokenizer (measured ~1.3-1.45)
 PASSAGE_WORDS = 160

@@ -1,7 +1,7 @@
 """Provision-guided answers (after ParSeR): the model names the law it remembers, the index supplies the real text.
 
 For a statute question the LLM first writes the provisions it believes apply, in statutory language
-(:func:`search.expand.parametric_provisions`). Each one is a query against the ``provisions`` index: BM25
+(:func:`search.llm.expand.parametric_provisions`). Each one is a query against the ``provisions`` index: BM25
 top 100, rescored by the reranker to a top 10, from which the LLM picks the one real provision that matches
 (or none). The answer is then drafted from the picked provisions only and goes through the same checks as
 any answer, so a remembered provision that the statute book does not hold never reaches the user.
@@ -22,10 +22,10 @@ from opensearchpy import OpenSearch
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
 from search.answer.context import ContextPassage
 from search.answer.loop import Answer, Attempt, Event, draft
-from search.expand import ParametricProvision, parametric_provisions
-from search.intent import classify_intent
-from search.provisions import provision_bm25_body
-from search.rerank import Reranker
+from search.llm.expand import ParametricProvision, parametric_provisions
+from search.provisions.retrieve import provision_bm25_body
+from search.query.intent import classify_intent
+from search.retrieval.rerank import Reranker
 
 PROVISION_WORDS = 220
 PICK_WORDS = 70

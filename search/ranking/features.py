@@ -22,16 +22,16 @@ from typing import Any
 import numpy as np
 from opensearchpy import OpenSearch
 
-from search.citation_graph import CitationGraph, load_graph
-from search.party_names import name_query
+from search.graph.citation_graph import CitationGraph, load_graph
+from search.query.party_names import name_query
+from search.query.rejection import EngineError
+from search.query.understand import QueryKind
 from search.ranking import bodies
 from search.ranking.group import Answers, Candidates, FeatureGroup, FeatureSettings, Inputs, hits, role_groups
 from search.ranking.groups import DECLARED, FEATURE_GROUPS, FEATURES, GROUPS
 from search.ranking.known import cited_as
 from search.ranking.query import QueryProfile
 from search.ranking.tuned import TunedQuery
-from search.rejection import EngineError
-from search.understand import QueryKind
 
 __all__ = ["FEATURES", "FEATURE_GROUPS", "GROUPS", "Candidates", "FeatureMatrix", "FeatureSettings", "Features",
            "RankingError", "role_groups"]
@@ -133,8 +133,8 @@ class Features:
     @property
     def graph(self) -> CitationGraph:
         """The corpus's citation graph, resolved exactly, as the shipped model was trained
-        (:func:`search.citation_graph.build_graph`). From the caller's source (the searcher's
-        :class:`~search.graph_cache.GraphCache`, which the pages share) it is asked for on every use, so a ranker
+        (:func:`search.graph.citation_graph.build_graph`). From the caller's source (the searcher's
+        :class:`~search.graph.cache.GraphCache`, which the pages share) it is asked for on every use, so a ranker
         sees the graph the cache rebuilt after the corpus changed; without one it is read once (one scroll) and kept."""
         if self._source is not None:
             return self._source()

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from legal.roles import load_role_set
-from search.citation_graph import CitationGraph
+from search.graph.citation_graph import CitationGraph
 from search.ranking.query import QueryProfile
 from search.ranking.tuned import TunedQuery
 

@@ -12,7 +12,7 @@ The groups, which the ablations remove one at a time (``ratio train ranker --dro
 * ``query``: the query's length, how many contexts and provisions it has, whether it is typed as a case name (so
   one model serves a typed name, a phrase and a pasted judgment);
 * ``names``: for a typed query (not a pasted text or a document), how well the judgment's title answers the
-  query as a case name or party (:func:`search.party_names.name_fit`), and how many of the query's words the
+  query as a case name or party (:func:`search.query.party_names.name_fit`), and how many of the query's words the
   judgment holds: what makes ``Sewa Singh v State of Punjab`` find that judgment first;
 * ``lexical``: BM25 of the reduced query over the whole text, the title and the summary fields;
 * ``context``: how the judgment ranks for the query's citation contexts (document queries);
@@ -39,7 +39,8 @@ from typing import Any
 import numpy as np
 
 from legal.roles import load_role_set
-from search.party_names import name_fit, name_query
+from search.query.party_names import name_fit, name_query
+from search.query.understand import QueryKind
 from search.ranking import bodies
 from search.ranking.group import (
     Answers,
@@ -56,7 +57,6 @@ from search.ranking.group import (
 )
 from search.ranking.query import QueryProfile
 from search.ranking.tuned import best_chunks, tuned_bodies
-from search.understand import QueryKind
 
 __all__ = ["DECLARED", "EXPLAINS", "FEATURES", "FEATURE_GROUPS", "GROUPS", "TITLE_FIELD", "WORD_FIELD",
            "query_words"]

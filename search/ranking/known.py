@@ -5,7 +5,7 @@ A judgment's own citations are known when its header lists them (FIRE IRLeD's do
 465)`` in a later judgment says that ``AIR 1958 SC 465`` is Virsa Singh's case. :func:`cited_as` reads that: the
 corpus judgments citing the query's citation (a few, their text), the case each writes it in
 (:func:`legal.cited_cases.cited_cases`: a name with its parallel citations), and the corpus judgment whose title
-names the same parties (:func:`search.party_names.name_fit`, the same parties in either order). A name that fits
+names the same parties (:func:`search.query.party_names.name_fit`, the same parties in either order). A name that fits
 no judgment, or several, resolves to nothing rather than to a guess.
 """
 
@@ -19,7 +19,7 @@ from opensearchpy import OpenSearch
 
 from legal.citations import extract_citations
 from legal.cited_cases import cited_cases
-from search.party_names import name_fit, name_query, split_case_name
+from search.query.party_names import name_fit, name_query, split_case_name
 from search.ranking.bodies import TIE_BREAK, title_body
 
 __all__ = ["CITING", "cited_as"]

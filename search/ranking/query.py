@@ -26,7 +26,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from legal.citations import Citation, extract_citations
-from search.understand import QueryKind, Understanding, kind_rules, pasted, understand
+from search.query.understand import QueryKind, Understanding, kind_rules, pasted, understand
 
 __all__ = ["CITATION_MASK", "QueryProfile", "TermStat", "citation_contexts", "latest_year", "profile",
            "term_statistics"]
@@ -70,7 +70,7 @@ class QueryProfile:
     cited: tuple[str, ...] = ()
     year: int | None = None
     context_terms: tuple[tuple[tuple[str, float], ...], ...] = field(default=(), repr=False)
-    understanding: Understanding | None = None  # what the text is (search.understand): a name, a citation, ...
+    understanding: Understanding | None = None  # what the text is (search.query.understand): a name, a citation, ...
 
     @property
     def typed(self) -> bool:

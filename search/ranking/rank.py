@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from opensearchpy import OpenSearch
 
-from search.citation_graph import CitationGraph
+from search.graph.citation_graph import CitationGraph
+from search.query.understand import Understanding
 from search.ranking.features import FEATURES, Candidates, FeatureMatrix, Features, FeatureSettings
 from search.ranking.groups import FIRST_STAGE, SECOND_STAGE
 from search.ranking.model import RankerModel
 from search.ranking.query import QueryProfile, profile
 from search.ranking.tuned import TunedQuery
-from search.understand import Understanding
 
 if TYPE_CHECKING:
-    from search.matching import Matching
+    from search.retrieval.matching import Matching
 
 __all__ = ["Also", "RankedJudgment", "Ranker", "Ranking"]
 
@@ -55,7 +55,7 @@ class Ranking:
     model: str
     times: Mapping[str, float] = field(default_factory=dict)
     vector: tuple[float, ...] | None = None  # the query vector it was ranked with (the page's passages reuse it)
-    matching: Matching | None = None  # what each judgment matched (search.matching), set by the searcher
+    matching: Matching | None = None  # what each judgment matched (search.retrieval.matching), set by the searcher
     sources: Candidates | None = None  # which candidate source found each judgment (a brief's matched contexts)
     extra: tuple[Mapping[str, Any], ...] = ()  # the answers to the caller's requests sent with the features
 

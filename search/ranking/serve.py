@@ -4,7 +4,8 @@
 has no text to rank on, a role filter, an explicit cross-encoder rerank or an LLM issue expansion asks for the
 fusion path's own machinery, and ``search_after`` pages a sorted chunk list. Everything else (plain words,
 pasted fact patterns, phrases, AND/NOT, court/year/statute/citation filters) goes through the ranker, with
-:func:`search.builders.constraints` applied to every candidate source so what the user asked for exactly holds for
+:func:`search.retrieval.builders.constraints` applied to every candidate source so what the user asked for exactly
+holds for
 every hit: the filters, every quoted phrase and required word, and every excluded word, over the judgment's whole
 text.
 
@@ -23,11 +24,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from legal.roles import load_role_set
-from search.builders import HIGHLIGHT, SOURCE_EXCLUDES, hard_text, text_query
+from search.query.request import RankingMode, RoleMode, SearchRequest
 from search.ranking.bodies import chunk_similarity_body, terms_query
 from search.ranking.query import QueryProfile
-from search.records import HIT_FIELDS, ChunkHit
-from search.request import RankingMode, RoleMode, SearchRequest
+from search.retrieval.builders import HIGHLIGHT, SOURCE_EXCLUDES, hard_text, text_query
+from search.retrieval.records import HIT_FIELDS, ChunkHit
 
 __all__ = ["PREFERRED_GROUPS", "PREFERRED_WEIGHT", "best_passages", "fallback_reason",
            "first_passages_body", "judgments_body", "passage_requests", "passage_weight",
@@ -55,7 +56,8 @@ def preferred_roles(request: SearchRequest) -> tuple[str, ...]:
 
 def passage_weight(request: SearchRequest) -> Callable[[ChunkHit], float]:
     """How much a chunk counts when choosing a hit's passages: :data:`PREFERRED_WEIGHT` for a preferred role
-    (:func:`preferred_roles`), else 1. The fusion path orders its passages by it (:func:`search.records.roll_up`);
+    (:func:`preferred_roles`), else 1. The fusion path orders its passages by it
+    (:func:`search.retrieval.records.roll_up`);
     the ranker's path asks OpenSearch for the same (:func:`passage_requests`)."""
     preferred = frozenset(preferred_roles(request))
     return lambda chunk: PREFERRED_WEIGHT if chunk.role in preferred else 1.0

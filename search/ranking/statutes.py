@@ -4,7 +4,7 @@ A provision's text rarely shares words with a fact pattern ("the husband demande
 death.- (1) Where the death of a woman is caused by any burns..."), but the judgments that decided similar facts
 cite and quote the provisions they applied. So a provision is scored three ways, each min-max normalised:
 
-* **direct**: the query itself (BM25 + k-NN over provisions, :func:`search.provisions.find_provisions`);
+* **direct**: the query itself (BM25 + k-NN over provisions, :func:`search.provisions.retrieve.find_provisions`);
 * **passages**: the statute-role passages of the ranker's top ``PRECEDENTS`` judgments, each a BM25 query over
   provisions, weighted by its judgment's rank;
 * **citations**: the provisions the top ``CITING`` judgments *cite* (their ``cited_provisions``), each judgment
@@ -26,7 +26,7 @@ from opensearchpy import OpenSearch
 from backends.encoders import Encoder
 from legal.citations import section_of
 from legal.roles import load_role_set
-from search.provisions import find_provisions, provision_bm25_body
+from search.provisions.retrieve import find_provisions, provision_bm25_body
 
 __all__ = ["CITING", "PRECEDENTS", "WEIGHTS", "citation_votes", "rank_provisions", "statute_passages"]
 

@@ -1,7 +1,7 @@
 """The tuned facts vectors: where they live in the indices and how the ranker asks for them.
 
 A MiniLM tuned on the corpus's citation pairs (the facts of a citing judgment against the facts of a judgment it
-cites; ``ratio train facts-encoder``, :mod:`search.training.facts_encoder`) reads what two fact patterns share
+cites; ``ratio train facts-encoder``, :mod:`lab.training.facts_encoder`) reads what two fact patterns share
 better than the general encoder does. It is tuned twice, in two halves of the citing judgments (cross-fitting: a
 mined training query takes its features from the encoder that never saw its own judgment's pairs), and both
 encoders' vectors are stored, each under its half's name: per facts chunk (``tuned_a`` on the chunks index), and per

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from indexer.document import Judgment, LoadError
-from indexer.hostile import citation_check_body, hostile_inputs, write_inputs
 from indexer.loaders import LoadOptions, load
+from lab.hostile import citation_check_body, hostile_inputs, write_inputs
 from legal.citations import extract_citations
 from legal.sentences import MAX_SENTENCE_CHARS, split
 

@@ -17,11 +17,11 @@ from backends.encoders import STATIC_ENCODER
 from backends.opensearch import IndexLayout, create_indices
 from indexer.budget import OverBudget
 from indexer.document import Judgment
-from indexer.hostile import hostile_inputs, write_inputs
 from indexer.loaders import load
 from indexer.pipeline import Pipeline
 from indexer.roles.labeller import RoleLabeller
 from indexer.writer import IndexWriter
+from lab.hostile import hostile_inputs, write_inputs
 from ratio.cli import cli
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments"

@@ -14,7 +14,7 @@ from opensearchpy import OpenSearch, helpers
 
 import mappings
 from backends.opensearch import IndexLayout, create_indices
-from indexer.scale import (
+from lab.bench.corpus_scale import (
     MARK,
     SIZE,
     ScaleGrowth,
@@ -26,7 +26,7 @@ from indexer.scale import (
     watermark_margin,
 )
 from legal.citations import canonical_case_name
-from search.citation_graph import load_graph
+from search.graph.citation_graph import load_graph
 
 
 @pytest.fixture(scope="module")

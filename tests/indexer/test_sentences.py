@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.sentence_eval import evaluate_splitter, gold_spans_from_labelstudio
+from lab.sentence_eval import evaluate_splitter, gold_spans_from_labelstudio
 from legal.sentences import split
 
 

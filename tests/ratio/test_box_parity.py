@@ -13,10 +13,10 @@ import pytest
 import requests
 from click.testing import CliRunner
 
+from lab.evaluate.systems import Runner
 from ratio.cli import cli
 from ratio.remote import RemoteClient
-from search.evaluate.systems import Runner
-from search.understand import MAX_PASTE_CHARS, kind_rules
+from search.query.understand import MAX_PASTE_CHARS, kind_rules
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019"
 # a whole judgment of the samples, as a lawyer copies it from a report (5,088 words: five times what one engine

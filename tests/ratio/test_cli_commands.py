@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from ratio.cli import cli
 from search.answer import MODES
-from search.fusion import FusionMethod
-from search.request import EXPANSIONS, RoleMode
+from search.query.request import EXPANSIONS, RoleMode
+from search.retrieval.fusion import FusionMethod
 from tests.ratio.cli_tree import command_paths, resolve
 
 PATHS = [path for path, _ in command_paths(cli)]

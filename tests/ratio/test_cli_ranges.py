@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from ratio.cli import cli
-from search.options import MAX_PROVISIONS, MAX_RERANK, MAX_SIZE
+from search.query.options import MAX_PROVISIONS, MAX_RERANK, MAX_SIZE
 
 
 @pytest.mark.parametrize(("command", "option", "value"), [

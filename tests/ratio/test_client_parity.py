@@ -11,7 +11,7 @@ import ratio
 from ratio.client import Client
 from ratio.remote import RemoteClient
 from ratio.results import ExploreView, Health, JudgmentView, SearchPage
-from search.options import SearchOptions
+from search.query.options import SearchOptions
 
 QUERY = "public servant dishonestly misappropriated property entrusted"
 VOLATILE = {"took_ms", "next_cursor", "prev_cursor", "next"}  # timing; the API's cursors and links

@@ -30,7 +30,7 @@ from indexer.roles.labeller import RoleLabeller
 from indexer.writer import IndexWriter
 from ratio.cli import cli
 from search import alerts
-from search.errors import QueryError, UnbalancedQuoteError, UnknownFieldError
+from search.query.errors import QueryError, UnbalancedQuoteError, UnknownFieldError
 
 JUDGMENTS = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments"
 # C1: Masud Khan v State Of Uttar Pradesh, 1973, internment under the Foreigners (Internment) Order.

@@ -1,4 +1,4 @@
-"""What one query may send to the engine (:mod:`search.bounds`): pure checks of the estimate and the reduction.
+"""What one query may send to the engine (:mod:`search.query.bounds`): pure checks of the estimate and the reduction.
 
 The node's side (the estimate is never lower than the tokens the analyzers make, on hostile Unicode) is in
 ``tests/backends/opensearch/test_analysis_hostile.py``; the server's (200 with the note, or a typed 400) in
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from search.bounds import MAX_POSITIONS, MAX_TYPED_POSITIONS, bound_query, positions
-from search.errors import QueryTooLongError
-from search.request import SearchRequest
-from search.syntax import Clauses, Phrase, Term, leaves, parse_query, positive_text
+from search.query.bounds import MAX_POSITIONS, MAX_TYPED_POSITIONS, bound_query, positions
+from search.query.errors import QueryTooLongError
+from search.query.request import SearchRequest
+from search.query.syntax import Clauses, Phrase, Term, leaves, parse_query, positive_text
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from search.builders import (
+from search.query.errors import QueryError
+from search.query.request import SearchRequest
+from search.query.syntax import parse_query
+from search.retrieval.builders import (
     bm25_body,
     highlight_body,
     hybrid_body,
@@ -21,9 +24,6 @@ from search.builders import (
     role_filter_count_body,
     text_query,
 )
-from search.errors import QueryError
-from search.request import SearchRequest
-from search.syntax import parse_query
 
 GOLDEN = Path(__file__).with_name("golden")
 VECTOR = [0.1, -0.2, 0.3]

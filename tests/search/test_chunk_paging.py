@@ -8,8 +8,8 @@ import dataclasses
 
 import pytest
 
-from search.chunk_search import ChunkSearch
-from search.request import SearchRequest
+from search.query.request import SearchRequest
+from search.retrieval.chunk_search import ChunkSearch
 
 
 def test_search_after_continues_the_first_page_where_every_score_ties(ratio_client) -> None:

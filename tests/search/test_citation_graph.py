@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from search.citation_graph import GraphEntry, build_graph
+from search.graph.citation_graph import GraphEntry, build_graph
 
 
 def test_reporter_and_case_name_citations_resolve_and_both_directions_agree() -> None:

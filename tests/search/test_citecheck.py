@@ -26,7 +26,7 @@ from indexer.pipeline import Pipeline
 from indexer.roles.labeller import RoleLabeller
 from indexer.writer import IndexWriter
 from ratio.cli import cli
-from search.citecheck import CitationReport, EmptyTextError, TextTooLongError, check_citations
+from search.graph.citecheck import CitationReport, EmptyTextError, TextTooLongError, check_citations
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019"
 

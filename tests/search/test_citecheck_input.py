@@ -7,7 +7,7 @@ import json
 import pytest
 
 from legal.citations import extract_citations
-from search.citecheck import (
+from search.graph.citecheck import (
     MAX_TEXT_BYTES,
     BinaryTextError,
     CitationCheck,
@@ -20,8 +20,8 @@ from search.citecheck import (
     decode_text,
     validate_text,
 )
-from search.errors import EmptyQueryError, QueryError, QueryTooLongError
-from search.party_names import Fit, case_fit, party_tokens, split_case_name
+from search.query.errors import EmptyQueryError, QueryError, QueryTooLongError
+from search.query.party_names import Fit, case_fit, party_tokens, split_case_name
 
 
 @pytest.mark.parametrize(("text", "error", "words"), [

@@ -16,14 +16,14 @@ from opensearchpy import OpenSearch
 import mappings
 from backends.opensearch import IndexLayout, create_indices
 from ratio.cli import cli
-from search.cited_by_store import FIELD, read_mark, stored_counts, write_mark
 from search.execute import Searcher
-from search.graph_cache import GraphCache
-from search.graph_snapshot import index_state
-from search.options import SortOrder
-from search.provisions import citing_judgments
-from search.request import SearchRequest
-from search.sorting import STORED_COUNTS, SortPosition, cited_by_counts, fetch, sort_clauses, sorted_body
+from search.graph.cache import GraphCache
+from search.graph.snapshot import index_state
+from search.graph.store import FIELD, read_mark, stored_counts, write_mark
+from search.provisions.retrieve import citing_judgments
+from search.query.options import SortOrder
+from search.query.request import SearchRequest
+from search.retrieval.sorting import STORED_COUNTS, SortPosition, cited_by_counts, fetch, sort_clauses, sorted_body
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments"
 EVERY = SearchRequest.from_query("", date_from="1800-01-01", sort=SortOrder.CITED_BY, classify=False, size=50)

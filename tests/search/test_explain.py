@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from search.explain import best_sentence, explain
+from search.explain.extractive import best_sentence, explain
 
 PASSAGE = ("The appellant was tried for the murder of his wife. The Sessions Judge relied on the dying declaration "
            "recorded by the Magistrate within two hours of the incident. The High Court affirmed the conviction.")

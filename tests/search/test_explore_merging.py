@@ -19,13 +19,13 @@ import mappings
 from backends.opensearch import IndexLayout, create_indices
 from indexer.document import Judgment
 from indexer.documents import _filters
-from search.browse import Bucket, explore
-from search.builders import filter_clauses
-from search.citation_graph import citation_key, load_graph
-from search.explain import explain_filters
-from search.judge_facet import group_judges
-from search.most_cited import join_cases, most_cited
-from search.request import SearchRequest
+from search.explain.extractive import explain_filters
+from search.graph.citation_graph import citation_key, load_graph
+from search.graph.most_cited import join_cases, most_cited
+from search.pages.browse import Bucket, explore
+from search.pages.judge_facet import group_judges
+from search.query.request import SearchRequest
+from search.retrieval.builders import filter_clauses
 
 UMADEVI = "State of Karnataka v. Umadevi [(2006) 4 SCC 1 : 2006 Indlaw SC 125]"
 VIRSA = "Virsa Singh v. State of Punjab (AIR 1958 SC 465)"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from search.errors import QueryError
-from search.facets import judgment_body, role_body, year_bounds
-from search.request import SearchRequest
-from search.syntax import filter_spans, without_span
+from search.pages.facets import judgment_body, role_body, year_bounds
+from search.query.errors import QueryError
+from search.query.request import SearchRequest
+from search.query.syntax import filter_spans, without_span
 
 TEXT = 'murder court:"Supreme Court of India" "court:x" year:1990..2000 -dowry role:ratio judge:Ray'
 
@@ -48,7 +48,7 @@ def test_the_year_axis_stretches_to_the_filters_bounds() -> None:
 
 
 def test_the_counts_use_the_searchs_lexical_query() -> None:
-    from search.matching import count_body
+    from search.retrieval.matching import count_body
 
     request = SearchRequest.from_query('murder -dowry "common intention" court:"Supreme Court of India"')
     assert judgment_body(request)["query"] == count_body(request)["query"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from search.fusion import FusedHit, FusionMethod, fuse, min_max
+from search.retrieval.fusion import FusedHit, FusionMethod, fuse, min_max
 
 BM25 = [("a", 10.0), ("b", 5.0), ("c", 0.0)]
 KNN = [("b", 0.9), ("d", 0.5)]

@@ -20,11 +20,11 @@ from opensearchpy import OpenSearch
 from indexer.document import Judgment, LoadError
 from indexer.loaders import load
 from indexer.loaders.dispatch import iter_files
+from lab.bench.graph import REAL_OUT_DEGREE, DictGraph, dict_graph, synthetic_entries
 from ratio.cli import cli
-from search.citation_graph import CitationGraph, GraphEntry, build_graph, build_graphs
-from search.graph_bench import REAL_OUT_DEGREE, DictGraph, dict_graph, synthetic_entries
-from search.graph_cache import GraphCache
-from search.graph_snapshot import index_state, load_snapshot, save_snapshot, snapshot_folder
+from search.graph.cache import GraphCache
+from search.graph.citation_graph import CitationGraph, GraphEntry, build_graph, build_graphs
+from search.graph.snapshot import index_state, load_snapshot, save_snapshot, snapshot_folder
 
 # AILA whole (its graph's mean out-degree is the benchmark's default) and IRLeD's first 500 candidates by file name
 # (these already cite each other by case name). Citation extraction is what costs: about 60 s on one core, so the
@@ -42,7 +42,8 @@ def _load_entries(files: list[str]) -> tuple[list[GraphEntry], list[str]]:
 @pytest.fixture(scope="module")
 def real_entries(shared_data: Path) -> dict[str, list[GraphEntry]]:
     """What resolution needs of each real corpus's judgments, as the loaders give them to ``ratio index`` (the
-    title, citations and cited_judgments it writes, which :func:`search.citation_graph.load_entries` reads back)."""
+    title, citations and cited_judgments it writes, which :func:`search.graph.citation_graph.load_entries` reads
+    back)."""
     out = {}
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
         for name, (folder, limit) in REAL.items():

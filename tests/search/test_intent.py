@@ -7,7 +7,7 @@ import json
 import pytest
 
 from legal.roles import load_role_set
-from search.intent import classify_intent, load_intent_rules
+from search.query.intent import classify_intent, load_intent_rules
 
 
 @pytest.mark.parametrize(("query", "intent", "roles"), [

@@ -18,8 +18,8 @@ from legal.citations import extract_citations
 from legal.cited_cases import cited_cases, reporter_series
 from legal.paragraphs import paragraphs
 from legal.sentences import split
-from search.citation_graph import CitationGraph, GraphEntry, build_graph, citation_key
-from search.judgment_text import cited_case_links, paragraph_views, text_links
+from search.graph.citation_graph import CitationGraph, GraphEntry, build_graph, citation_key
+from search.pages.judgment_text import cited_case_links, paragraph_views, text_links
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments"
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
-from search.evaluate import evaluate, ranked_run
-from search.evaluate.systems import Runner
-from search.evaluate.typed import build, drop_excluded, load, measures, write
+from lab.evaluate import evaluate, ranked_run
+from lab.evaluate.systems import Runner
+from lab.evaluate.typed import build, drop_excluded, load, measures, write
 from search.execute import Searcher
-from search.request import SearchRequest
-from search.understand import QueryKind
+from search.query.request import SearchRequest
+from search.query.understand import QueryKind
 
 TITLES = [  # five sample titles as the corpus spells them, and their judgments
     ("Masud Khan v State Of Uttar Pradesh", "C1"),

@@ -1,4 +1,4 @@
-"""The LLM rerank stage (search.llm_rerank) with the real small model on short planted candidates: a relevant
+"""The LLM rerank stage (search.llm.rerank) with the real small model on short planted candidates: a relevant
 judgment moves up, a second run is answered from the cache, a slow or failing model leaves the ranker's order with a
 note, and a judgment that tells the model to rank it first cannot rise. The pure combination has its own tests."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from backends.llm import CachedLLM, OpenAICompatibleLLM
-from search.explain import Explanation
-from search.explain_llm import HitRecord
-from search.llm_grades import Grade
-from search.llm_rerank import Candidate, combine, explanation, llm_rerank
+from search.explain.extractive import Explanation
+from search.explain.llm import HitRecord
+from search.llm.grades import Grade
+from search.llm.rerank import Candidate, combine, explanation, llm_rerank
 
 QUERY = ("A wife died of burns within three years of marriage after her husband demanded more dowry; "
          "he is charged with dowry death under s. 304B IPC.")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from backends.llm import LLMError, Message, untrusted
-from search.expand import _EMPTY, Expansion, _unloop, expand, fact_pattern, legal_issues, parametric_provisions
-from search.explain import explain
-from search.explain_llm import HitRecord, grounding_problem, llm_explain, one_line
+from search.explain.extractive import explain
+from search.explain.llm import HitRecord, grounding_problem, llm_explain, one_line
+from search.llm.expand import _EMPTY, Expansion, _unloop, expand, fact_pattern, legal_issues, parametric_provisions
 
 FACTS = ("The appellant was married to the deceased in 1995. Her parents alleged that he and his mother demanded "
          "a scooter and cash as dowry and beat her. Within two years of the marriage she was found burnt in the "

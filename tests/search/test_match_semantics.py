@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from opensearchpy import OpenSearch
 
-from search.browse import explore
 from search.execute import Searcher
 from search.hits import SearchResult
-from search.matching import MEANING_FLOORS
-from search.records import MatchKind
-from search.request import SearchRequest
+from search.pages.browse import explore
+from search.query.request import SearchRequest
+from search.retrieval.matching import MEANING_FLOORS
+from search.retrieval.records import MatchKind
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019" / "judgments"
 PATHS = ("ranker", "fusion")

@@ -1,12 +1,13 @@
-"""The counting rule's bodies (search.matching), pure: every word of a typed query required, OR-groups, phrases,
+"""The counting rule's bodies (search.retrieval.matching), pure: every word of a typed query required, OR-groups,
+phrases,
 required and excluded words as typed, any word for a pasted text, and one named query per word a hit may lack.
 On the node, tests/search/test_match_semantics.py checks what they count."""
 
 from __future__ import annotations
 
-from search.matching import CountRule, count_body, every_word_query, lexical_query, required_words, words_body
-from search.request import SearchRequest
-from search.syntax import parse_query
+from search.query.request import SearchRequest
+from search.query.syntax import parse_query
+from search.retrieval.matching import CountRule, count_body, every_word_query, lexical_query, required_words, words_body
 
 
 def _request(text: str) -> SearchRequest:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from search.errors import BadValueError
-from search.fusion import FusionMethod
-from search.options import ExpansionKind, FilterOptions, RoleMode, SearchOptions
-from search.request import SearchRequest
+from search.query.errors import BadValueError
+from search.query.options import ExpansionKind, FilterOptions, RoleMode, SearchOptions
+from search.query.request import SearchRequest
+from search.retrieval.fusion import FusionMethod
 
 
 def test_choices_become_enums() -> None:
@@ -73,7 +73,7 @@ def test_plain_reads_the_text_as_words() -> None:
 
 
 def test_options_merge_keywords_and_refuse_unknown_names() -> None:
-    from search.options import merge_options
+    from search.query.options import merge_options
 
     merged, extras = merge_options(SearchOptions(size=5), {"courts": ["X"], "cites": ["AIR 1985 SC 900"]},
                                    extras=("cites",))
@@ -85,7 +85,7 @@ def test_options_merge_keywords_and_refuse_unknown_names() -> None:
 
 
 def test_a_string_for_a_list_is_an_error_in_the_request_too() -> None:
-    from search.request import SearchRequest
+    from search.query.request import SearchRequest
 
     with pytest.raises(BadValueError, match="courts takes a list"):
         SearchRequest.from_query("murder", courts="Supreme Court")  # was ('S', 'u', 'p', ...): 0 hits

@@ -1,6 +1,7 @@
 """Queries that name a provision (issue 26): the search box reads each form, and every list of provisions for a
 query (the box, ``GET /api/v1/provisions``, ``ratio provisions``, the evaluation: all through
-:func:`search.provisions.find_provisions`) puts the named provision first, on a real node with the real encoder."""
+:func:`search.provisions.retrieve.find_provisions`) puts the named provision first, on a real node with the real
+encoder."""
 
 from __future__ import annotations
 
@@ -20,8 +21,7 @@ from indexer.document import Provision
 from indexer.pipeline import Pipeline
 from indexer.roles.labeller import RoleLabeller
 from indexer.writer import IndexWriter
-from search.matching import meaning_floor
-from search.named_provisions import (
+from search.provisions.named import (
     Named,
     NamedProvisions,
     named_first,
@@ -29,8 +29,9 @@ from search.named_provisions import (
     named_provisions,
     named_provisions_body,
 )
-from search.provisions import find_provisions
-from search.understand import QueryKind, understand
+from search.provisions.retrieve import find_provisions
+from search.query.understand import QueryKind, understand
+from search.retrieval.matching import meaning_floor
 
 GOLDEN = Path(__file__).with_name("golden")
 
@@ -165,7 +166,7 @@ FIRST = [
 @pytest.mark.parametrize(("query", "first"), FIRST)
 def test_each_form_lists_its_provision_first(client: OpenSearch, provisions_layout: IndexLayout, encoder,
                                              query: str, first: list[str]) -> None:
-    """Through :func:`search.provisions.find_provisions` with the product's floor, as the box, the API, ``ratio
+    """Through :func:`search.provisions.retrieve.find_provisions` with the product's floor, as the box, the API, ``ratio
     provisions`` and the evaluation's ``provisions`` configuration call it."""
     found = find_provisions(client, provisions_layout.alias("provisions"), encoder, [query], size=5,
                             floor=meaning_floor(DEFAULT_ENCODER))

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from search.records import HIT_FIELDS, JUDGMENT_FIELDS, ChunkHit, StoredJudgment, roll_up
+from search.retrieval.records import HIT_FIELDS, JUDGMENT_FIELDS, ChunkHit, StoredJudgment, roll_up
 
 FULL = {
     "judgment_id": "SC-2017-1", "title": "A v. State of B", "court": "Supreme Court of India",

@@ -6,10 +6,10 @@ from datetime import date
 
 import pytest
 
-from search.errors import BadRangeError, BadValueError, EmptyQueryError, QueryError
-from search.fusion import FusionMethod
-from search.request import RoleMode, SearchRequest
-from search.syntax import DateRange, Term, YearRange
+from search.query.errors import BadRangeError, BadValueError, EmptyQueryError, QueryError
+from search.query.request import RoleMode, SearchRequest
+from search.query.syntax import DateRange, Term, YearRange
+from search.retrieval.fusion import FusionMethod
 
 
 def test_defaults() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from backends.encoders import DEFAULT_ENCODER, load_encoder, packaged_model_path
-from search.records import ChunkHit
-from search.rerank import BiEncoderRescorer, CrossEncoderReranker, blend, rerank
+from search.retrieval.records import ChunkHit
+from search.retrieval.rerank import BiEncoderRescorer, CrossEncoderReranker, blend, rerank
 
 PASSAGES = [
     "The tenant was evicted for non-payment of rent under the Rent Control Act.",
@@ -83,7 +83,7 @@ def test_blending_keeps_the_fused_order_where_the_reranker_is_unsure() -> None:
 
 
 def test_cached_reranker_scores_each_pair_once() -> None:
-    from search.evaluate.systems import CachedReranker
+    from lab.evaluate.systems import CachedReranker
 
     calls: list[list[str]] = []
 
@@ -100,7 +100,7 @@ def test_cached_reranker_scores_each_pair_once() -> None:
 
 
 def test_focus_reads_the_window_of_a_long_query_that_the_passage_is_about() -> None:
-    from search.rerank import focus
+    from search.retrieval.rerank import focus
 
     filler = " ".join(f"word{i}" for i in range(300))
     query = f"{filler} the husband poured kerosene over his wife demanding dowry {filler}"
@@ -111,7 +111,7 @@ def test_focus_reads_the_window_of_a_long_query_that_the_passage_is_about() -> N
 
 
 def test_cross_encoder_reads_long_queries_through_focus(tiny_cross_encoder: CrossEncoderReranker) -> None:
-    from search.rerank import focus
+    from search.retrieval.rerank import focus
 
     query = " ".join(["preamble"] * 200) + " dowry death by burning " + " ".join(["costs"] * 200)
     focused = tiny_cross_encoder.score(query, PASSAGES)

@@ -8,8 +8,8 @@ import pytest
 from opensearchpy import OpenSearch
 
 from search.execute import Searcher
-from search.options import SearchOptions
-from search.request import SearchRequest
+from search.query.options import SearchOptions
+from search.query.request import SearchRequest
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "aila-2019"
 
@@ -120,8 +120,8 @@ def test_benchmark_of_typed_queries(opensearch_settings, aliases, tmp_path) -> N
 
     from click.testing import CliRunner
 
+    from lab.evaluate.typed import load
     from ratio.cli import cli
-    from search.evaluate.typed import load
 
     prefix = aliases["chunks"].removesuffix("-chunks")
     base = ["--url", opensearch_settings.url, "--prefix", prefix]

@@ -10,9 +10,9 @@ from opensearchpy import OpenSearch
 
 from backends.llm import CachedLLM, OpenAICompatibleLLM
 from search.execute import Searcher
-from search.explain_llm import grounding_problem, hit_record
-from search.records import StoredJudgment
-from search.request import SearchRequest
+from search.explain.llm import grounding_problem, hit_record
+from search.query.request import SearchRequest
+from search.retrieval.records import StoredJudgment
 
 FACTS = ("The husband and his mother demanded more dowry and harassed the young wife. Within three years of the "
          "marriage she died of burns in the matrimonial home and her father lodged a complaint.")
@@ -124,7 +124,7 @@ def test_cli_search_with_llm_expansion_and_explanations(opensearch_settings, ali
 def test_benchmark_measures_the_llm_steps(client: OpenSearch, aliases, encoder, small_llm) -> None:
     import pytest
 
-    from search.benchmark import LLM_MODES, measure
+    from lab.bench.searches import LLM_MODES, measure
 
     # What is checked here is the benchmark's machinery (each LLM mode run, one row each, timed, refused without
     # an LLM), not the model's speed: the session's answers serve it, so the warm-up generates each prompt (or

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from search.errors import BadValueError
-from search.matching import lexical_query
-from search.options import MAX_CANDIDATES, SearchOptions, SortOrder
-from search.request import SearchRequest
-from search.sorting import SortPosition, meaning_body, sort_clauses, sorted_body, sorted_query
+from search.query.errors import BadValueError
+from search.query.options import MAX_CANDIDATES, SearchOptions, SortOrder
+from search.query.request import SearchRequest
+from search.retrieval.matching import lexical_query
+from search.retrieval.sorting import SortPosition, meaning_body, sort_clauses, sorted_body, sorted_query
 
 
 def test_sort_is_a_choice_with_a_message_naming_the_orders() -> None:

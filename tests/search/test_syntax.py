@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from search.errors import (
+from search.query.errors import (
     BadRangeError,
     BadValueError,
     EmptyQueryError,
@@ -18,7 +18,7 @@ from search.errors import (
     UnbalancedQuoteError,
     UnknownFieldError,
 )
-from search.syntax import (
+from search.query.syntax import (
     MAX_DEPTH,
     MAX_TERMS,
     AnyOf,
@@ -200,7 +200,7 @@ def test_errors_say_what_to_fix(text, error, says, position) -> None:
 
 
 def test_plain_text_neutralises_syntax_in_pasted_prose() -> None:
-    from search.syntax import as_plain_text, parse_query
+    from search.query.syntax import as_plain_text, parse_query
 
     pasted = 'The accused (A-1) said "I did not kill her. Section 302: NOT applicable AND -wrong court:x'
     plain = as_plain_text(pasted)
@@ -212,7 +212,7 @@ def test_plain_text_neutralises_syntax_in_pasted_prose() -> None:
 
 def test_plain_text_cut_to_the_limit_always_parses() -> None:
     """Format characters split words in the parser; the cut must count words as the parser will."""
-    from search.syntax import MAX_TERMS, as_plain_text, parse_query
+    from search.query.syntax import MAX_TERMS, as_plain_text, parse_query
 
     glued = " ".join(["alpha\u200bbeta"] * MAX_TERMS)  # a zero-width space inside each word
     plain = as_plain_text(glued, max_words=MAX_TERMS)

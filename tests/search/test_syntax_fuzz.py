@@ -1,5 +1,5 @@
 """Property-based fuzzing of the query parser (issue 16, item 7): any string either parses or raises a typed
-:class:`~search.errors.QueryError` whose position, when it has one, points into the query; never another
+:class:`~search.query.errors.QueryError` whose position, when it has one, points into the query; never another
 exception, and never more than the deadline per input (the parser's limits are checked before recursion).
 
 Two strategies: arbitrary Unicode text (control and format characters, surrogates excluded by Hypothesis's
@@ -14,8 +14,8 @@ from datetime import timedelta
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from search.errors import QueryError, QuerySyntaxError
-from search.syntax import MAX_CHARS, MAX_DEPTH, ParsedQuery, parse_query
+from search.query.errors import QueryError, QuerySyntaxError
+from search.query.syntax import MAX_CHARS, MAX_DEPTH, ParsedQuery, parse_query
 
 # Generous for a loaded machine: a parser that went quadratic or recursed without bound would take seconds
 # on the longest inputs below, which is what the deadline is there to catch.

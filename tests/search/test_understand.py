@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from search.errors import QueryError, UnbalancedQuoteError
-from search.request import SearchRequest
-from search.syntax import Phrase, leaves
-from search.understand import QueryKind, kind_rules, read_query, understand
+from search.query.errors import QueryError, UnbalancedQuoteError
+from search.query.request import SearchRequest
+from search.query.syntax import Phrase, leaves
+from search.query.understand import QueryKind, kind_rules, read_query, understand
 
 
 @pytest.mark.parametrize(("text", "kind", "parties"), [

@@ -5,7 +5,7 @@ position holding a non-spacing mark looks back over the whole run of marks for i
 start position cost the length of the run: ``a`` and 6,000 combining acutes kept a search busy for 15 s, 20,000
 took about 20 s per analyzer. The filters now use one-character lookarounds, linear in the input. This test sends
 runs of marks, long CJK runs, right-to-left text, zero-width characters and seeded mixes of them to each analyzer of
-each language, bounds each call's time, and checks that :func:`search.bounds.positions` never counts fewer token
+each language, bounds each call's time, and checks that :func:`search.query.bounds.positions` never counts fewer token
 positions than the node makes (the estimate that keeps a query under the engine's clause limit).
 """
 
@@ -20,7 +20,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 import analyzers
-from search.bounds import positions
+from search.query.bounds import positions
 
 SECONDS_PER_CALL = 2.0  # the old filters took about 20 s on the first input; the new ones a few milliseconds
 LANGUAGES = ("en", "cjk")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from backends.encoders import DEFAULT_ENCODER
-from indexer.roles.data import read_law_ai_file
 from indexer.roles.labeller import RoleLabeller, RolePrediction
+from lab.roles.data import read_law_ai_file
 from legal.roles import load_role_set
 
 # Coarse-level accuracy of the shipped head on this Law-AI judgment was measured at 0.55 when the head was

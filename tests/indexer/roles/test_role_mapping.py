@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.roles.data import load_law_ai, load_opennyai
+from lab.roles.data import load_law_ai, load_opennyai
 from legal.roles import RoleMappingError, load_role_set, parse_role_set, role_label
 
 OPENNYAI_LABELS = {

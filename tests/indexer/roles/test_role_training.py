@@ -9,7 +9,7 @@ from pathlib import Path
 from backends.encoders import DEFAULT_ENCODER
 from indexer.roles.labeller import RoleLabeller
 from indexer.roles.model import HeadArtifact
-from indexer.roles.train import TrainSettings, train
+from lab.roles.train import TrainSettings, train
 from legal.roles import load_role_set
 
 SMALL = ("1978_M_13", "1977_P_19")  # the two shortest Law-AI judgments (79 and 95 sentences)

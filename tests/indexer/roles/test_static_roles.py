@@ -10,10 +10,10 @@ import pytest
 
 from backends.encoders import STATIC_ENCODER, ModelError, encoder_dimension, is_static
 from backends.static import WEIGHTS, static_entry, static_model_dir
-from indexer.roles.data import load_opennyai
 from indexer.roles.embeddings import EmbeddingCache
-from indexer.roles.evaluate import evaluate_opennyai
 from indexer.roles.labeller import RoleLabeller, shipped_head_path
+from lab.roles.data import load_opennyai
+from lab.roles.evaluate import evaluate_opennyai
 from ratio import settings
 
 # Measured on the first 6 OpenNyAI dev judgments (582 sentences) with the shipped static head: micro-F1 0.734

@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 from ratio.errors import NotFoundError
 from ratio.remote import RemoteClient
 from ratio.web import create_app
-from search.browse import JudgmentView
-from search.errors import QueryError
 from search.hits import JudgmentHit
+from search.pages.browse import JudgmentView
+from search.query.errors import QueryError
 
 QUERY = "public servant dishonestly misappropriated property entrusted"
 
@@ -239,7 +239,7 @@ def test_saved_search_lifecycle_and_alerts(api: TestClient) -> None:
 def test_client_searches_by_a_whole_document(ratio_client) -> None:
     from pathlib import Path
 
-    from search.errors import EmptyQueryError
+    from search.query.errors import EmptyQueryError
 
     text = (Path(__file__).resolve().parents[3] / "samples" / "aila-2019" / "judgments" / "C12.txt").read_text()
     assert len(text.split()) > 2_000  # past the typed query's 1,000-term limit

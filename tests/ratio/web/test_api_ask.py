@@ -17,8 +17,8 @@ from ratio.errors import UnavailableError
 from ratio.remote import RemoteClient
 from ratio.web.answer_schemas import AskBody
 from ratio.web.answers import AnswerRun
-from search.errors import QueryError
-from search.explain import content_words
+from search.explain.extractive import content_words
+from search.query.errors import QueryError
 from tests.ratio.web.answering import GROUNDED_QUESTION, QUICK, UNANSWERABLE, answering_app, serve
 from tests.waiting import wait_for
 

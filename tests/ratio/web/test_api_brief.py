@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from ratio.remote import RemoteClient, RemoteError
 from ratio.results import BriefPage
 from search.brief import BriefHit
-from search.errors import QueryError
+from search.query.errors import QueryError
 from tests.indexer.conftest import make_pdf
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "aila-2019"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from search.errors import QueryError
+from search.query.errors import QueryError
 from tests.ratio.web.answering import answering_app
 
 QUERY = "dowry death harassment"

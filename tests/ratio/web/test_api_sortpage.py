@@ -16,11 +16,11 @@ from opensearchpy import OpenSearch
 
 from ratio.web.schemas import SearchParams
 from ratio.web.service import encode_cursor
-from search.citation_graph import load_graph
-from search.errors import ExpiredPositionError
-from search.options import SortOrder
-from search.request import SearchRequest
-from search.sorting import SortPosition, sort_clauses, sorted_body
+from search.graph.citation_graph import load_graph
+from search.query.errors import ExpiredPositionError
+from search.query.options import SortOrder
+from search.query.request import SearchRequest
+from search.retrieval.sorting import SortPosition, sort_clauses, sorted_body
 
 QUERY = "appeal"  # in most sample judgments: several pages of 4
 SEARCH = "/api/v1/search"

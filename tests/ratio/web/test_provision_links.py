@@ -23,9 +23,9 @@ import pytest
 from fastapi.testclient import TestClient
 from opensearchpy import OpenSearch
 
-from search.citation_graph import load_graph
-from search.records import stored_date
-from search.sorting import cited_by_counts
+from search.graph.citation_graph import load_graph
+from search.retrieval.records import stored_date
+from search.retrieval.sorting import cited_by_counts
 
 # sample statute -> (Act, section, citation): what the corpus mapping gives them (their titles name the sections)
 STAND_IN = {"S2": ("IPC", "302", "IPC s. 302"),  # Punishment for murder
@@ -129,7 +129,7 @@ def test_a_judgment_links_each_provision_the_corpus_holds(api: TestClient, mappe
 
 
 def test_one_request_resolves_every_cited_provision(client: OpenSearch, aliases: dict[str, str], mapped: str) -> None:
-    from search.provision_links import provision_refs
+    from search.provisions.links import provision_refs
 
     asked: list[dict] = []
 

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from opensearchpy import OpenSearch
 
-from search.provisions import citing_judgments
+from search.provisions.retrieve import citing_judgments
 
 
 def _h1(page: str) -> str:

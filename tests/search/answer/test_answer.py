@@ -12,7 +12,7 @@ from search.answer.checks import Claim, check_claim, coverage, groundedness
 from search.answer.context import prompt_context
 from search.answer.loop import draft
 from search.execute import Searcher
-from search.rerank import BiEncoderRescorer
+from search.retrieval.rerank import BiEncoderRescorer
 
 GROUNDED_QUESTION = "What must be shown for possession of a fire-arm under the Arms Act?"
 UNANSWERABLE = "What is the goods and services tax rate on cryptocurrency mining rigs?"

@@ -8,7 +8,7 @@ from pathlib import Path
 from indexer.chunker import chunk, chunk_document
 from legal.sentences import split
 from search.answer.context import pack, trim
-from search.records import ChunkHit
+from search.retrieval.records import ChunkHit
 
 SAMPLE = Path(__file__).resolve().parents[3] / "samples" / "aila-2019" / "judgments" / "C1.txt"
 

@@ -20,9 +20,9 @@ from search.answer import AskOptions, Thresholds
 from search.answer.checks import Claim, Scores, check_claim, groundedness
 from search.answer.context import pack, prompt_context
 from search.answer.loop import draft
-from search.explain import explain
-from search.explain_llm import HitRecord, grounding_problem, llm_explain
-from search.records import ChunkHit
+from search.explain.extractive import explain
+from search.explain.llm import HitRecord, grounding_problem, llm_explain
+from search.retrieval.records import ChunkHit
 
 CASES: list[dict[str, Any]] = yaml.safe_load((Path(__file__).parent / "redteam" / "cases.yaml").read_text("utf-8"))
 MODEL_CASES = [c for c in CASES if c["model"]]

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from search.query.understand import QueryKind, Understanding
 from search.ranking import features as features_module
 from search.ranking.evidence import evidence
 from search.ranking.features import FeatureMatrix, Features
@@ -31,7 +32,6 @@ from search.ranking.group import (
 from search.ranking.groups import DECLARED, EXPLAINS, FEATURE_GROUPS, FEATURES, GROUPS
 from search.ranking.model import CARD_FILE, MODEL_FILE, RankerModel, RankerModelError, default_model_path
 from search.ranking.query import Corpus, QueryProfile, TermStat
-from search.understand import QueryKind, Understanding
 
 # ---------------------------------------------------------------- the declared list
 

@@ -10,10 +10,10 @@ import pytest
 from opensearchpy import OpenSearch
 
 from search.execute import Searcher
+from search.query.request import SearchRequest
+from search.query.understand import QueryKind
 from search.ranking.known import cited_as
-from search.records import MatchKind
-from search.request import SearchRequest
-from search.understand import QueryKind
+from search.retrieval.records import MatchKind
 from tests.search.ranking.corpora import static_corpus
 
 FILES = {

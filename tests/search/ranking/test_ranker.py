@@ -12,16 +12,16 @@ import numpy as np
 import pytest
 from opensearchpy import OpenSearch
 
+from lab.evaluate.systems import Runner
+from lab.training.ranker import Dataset, RankerParams, fit, save_model
+from lab.training.ranker_build import CorpusSpec, build_dataset
+from lab.training.ranker_data import mine_queries
 from legal.citations import canonical_case_name, extract_citations
-from search.citation_graph import load_graph
-from search.evaluate.systems import Runner
+from search.graph.citation_graph import load_graph
+from search.query.request import SearchRequest
 from search.ranking.features import FEATURES
 from search.ranking.model import RankerModel
 from search.ranking.query import CITATION_MASK
-from search.request import SearchRequest
-from search.training.ranker import Dataset, RankerParams, fit, save_model
-from search.training.ranker_build import CorpusSpec, build_dataset
-from search.training.ranker_data import mine_queries
 from tests.search.ranking.corpora import static_corpus
 
 AILA = "aila-2019/Object_casedocs"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from search.query.request import SearchRequest
 from search.ranking import serve
-from search.records import ChunkHit
-from search.request import SearchRequest
+from search.retrieval.records import ChunkHit
 
 REASONING = ["ratio", "analysis", "ruling_lower_court", "ruling_present_court"]
 

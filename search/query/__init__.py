@@ -1,0 +1,6 @@
+"""What was typed, made into a request: the query's syntax, what kind of text it is, its role intent, the options and
+the one frozen :class:`~search.query.request.SearchRequest`, with the typed errors that say what to fix.
+
+The bottom of the read path: modules here import nothing of ``search`` outside this package except the fusion
+settings (:mod:`search.retrieval.fusion`) an option names.
+"""
