@@ -181,7 +181,7 @@ class Runner:
         if name.startswith("run:"):
             if name.split(":", 1)[1] not in self.saved:
                 raise ValueError(f"configuration {name!r} names no saved run; saved: {', '.join(self.saved) or 'none'}")
-            return Config(name, "any", "rankings made elsewhere and read from a file (scripts/rankings.py: "
+            return Config(name, "any", "rankings made elsewhere and read from a file (ratio eval rankings: "
                           "another checkout's default, say), scored as they are")
         if name.startswith("hybrid_rerank:"):
             label = name.split(":", 1)[1]

@@ -10,8 +10,9 @@ on half ``b``'s pairs and encoder ``b`` on half ``a``'s, so a mined training que
 ``a`` takes encoder ``a``'s features (which never saw that judgment's pairs: its labels), and of half ``b`` the
 other's. Labelled benchmark queries and searches take ``a`` (no benchmark judgment is in a pair). **Tuning.** One
 epoch of MultipleNegativesRankingLoss (in-batch negatives), learning rate 5e-5, batch 16, 256 tokens, seeded:
-the probe that chose it is ``scripts/distilled_encoder_probe.py --transformer`` (docs/evaluation.md). About 10
-minutes an encoder on 2 cores for 2,000 pairs; the same corpora give the same pairs and halves.
+the probe that chose it was ``scripts/distilled_encoder_probe.py --transformer`` (commit 314fb2e;
+docs/evaluation-journal.md). About 10 minutes an encoder on 2 cores for
+2,000 pairs; the same corpora give the same pairs and halves.
 
 **Vectors.** Every facts chunk of each corpus and each judgment's facts text under both encoders (256 tokens a
 text; about 7 minutes an encoder for 4,400 judgments), written by partial updates; a judgment's mean facts chunk

@@ -174,8 +174,8 @@ class CorpusQueries:
 def training_queries(client: OpenSearch, corpus: CorpusSpec, guard: Guard, *, mined_per_style: int,
                      seed: int = 13, typed: Mapping[str, int] | None = None) -> CorpusQueries:
     """``corpus``'s tuning queries, then its mined long queries, then its typed queries, in the order the build
-    collects them. The one home of that order: the build and the lab probes that rebuild its query texts
-    (``scripts/``) both call it, so a probe's queries are the shipped build's by construction."""
+    collects them. The one home of that order: the build and anything that rebuilds its query texts call it, so
+    their queries are the shipped build's by construction."""
     refused = holders(client, corpus.aliases["judgments"], guard)
     graph = load_graph(client, corpus.aliases["judgments"], by_parties=False)  # as Features.graph
     mined = mine_queries(client, dict(corpus.aliases), graph, corpus.prefix, count=mined_per_style, seed=seed,

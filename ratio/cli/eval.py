@@ -23,6 +23,7 @@ from lab.evaluate.provision_qa import METHODS
 from lab.evaluate.splits import split_queries
 from lab.evaluate.systems import CONFIGS, CachedReranker, LabelledRanker, LabelledReranker, Runner, filter_safety
 from ratio.cli.common import BENCHMARKS, Context, configured_llm
+from ratio.cli.eval_tools import mapping_report_command, rankings_command, statutes_grid_command
 from ratio.cli.extras import requires
 from ratio.cli.options import (
     data_option,
@@ -112,8 +113,8 @@ def configs_command() -> None:
 @click.option("--candidates", default=1000, show_default=True, help="Chunks fetched per sub-query.")
 @out_option
 @click.option("--run", "runs", multiple=True, metavar="LABEL=FILE",
-              help="Rankings made elsewhere (JSON: qid -> judgment ids, best first; scripts/rankings.py makes them "
-                   "with any checkout) scored as configuration run:LABEL (repeatable): a 'before' row.")
+              help="Rankings made elsewhere (JSON: qid -> judgment ids, best first; 'ratio eval rankings' makes them, "
+                   "in any checkout that has it) scored as configuration run:LABEL (repeatable): a 'before' row.")
 @click.option("--ranker-model", "ranker_models", multiple=True, metavar="LABEL=FOLDER",
               help="A learned ranker model for configuration ranker:LABEL (repeatable): ablations and candidates "
                    "scored on the default's features.")
@@ -425,3 +426,8 @@ def provision_qa_command(ctx: Context, data: Path, queries_path: Path | None, qr
     (out / "provision_qa.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     click.echo(f"report: {out / 'provision_qa.md'}")
 
+
+# ratio eval rankings / statutes-grid / mapping-report (ratio.cli.eval_tools)
+eval_group.add_command(rankings_command)
+eval_group.add_command(statutes_grid_command)
+eval_group.add_command(mapping_report_command)
