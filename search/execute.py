@@ -344,7 +344,7 @@ class Searcher:
     def provisions_for(self, query: str, size: int = PROVISIONS_SIZE) -> tuple[ProvisionHit, ...]:
         """The provisions box: the statutes for ``query``. ``ratio provisions``, the API, the page's box and ``ratio
         eval run aila-statutes``'s ``default`` all come here. A pasted text (a fact pattern) is answered by
-        :mod:`search.ranking.statutes` from its words and the provisions its top-ranked precedents cite and quote;
+        :mod:`search.provisions.precedents` from its words and the provisions its top-ranked precedents cite and quote;
         a typed query (``murder``, ``dowry death``, ``section 304B IPC``) by its own words, since a few words name
         what they ask for and the precedents of a topic cite much else besides (:meth:`provision_hits`)."""
         request = SearchRequest.from_query(query, facets=False, highlight=False)

@@ -252,3 +252,54 @@ def test_the_circle_check_sees_every_spelling(tmp_path: Path) -> None:
     assert graph["search.d"] == {"search.a": ["search/d.py:1"], "search.b": ["search/d.py:1"]}
     assert circles(graph) == [["search", "search.e"], ["search.a", "search.b", "search.c"]]
     assert "search/c.py:1" in _described(["search.a", "search.b", "search.c"], graph)
+
+
+# The rooms of ``search`` (docs/architecture.md, "The tree"), bottom up, and the rooms each may import besides
+# itself. The modules at the top of ``search`` (the searcher, the page, the hits, the brief, alerts) and
+# ``search.answer`` sit above every room and may import any. A room that needs one above it is a sign that what
+# both need belongs lower.
+ROOMS: dict[str, frozenset[str]] = {
+    "query": frozenset(),
+    "graph": frozenset({"query"}),
+    "retrieval": frozenset({"query", "graph"}),
+    "explain": frozenset({"query", "retrieval"}),
+    "llm": frozenset({"query", "explain"}),
+    "provisions": frozenset({"query", "retrieval", "llm"}),
+    "ranking": frozenset({"query", "retrieval", "graph"}),
+    "pages": frozenset({"query", "retrieval", "graph", "provisions"}),
+}
+
+
+def room_violations(root: Path = ROOT) -> list[str]:
+    """``file:line imports module`` for each import of a module of a search room from a room it may not use."""
+    bad = []
+    for room, allowed in sorted(ROOMS.items()):
+        for path in _modules(f"search/{room}", root):
+            for line, module, names in _imports(path, root):
+                targets = [f"{module}.{n}" for n in names] if module == "search" else [module]
+                for target in targets:
+                    parts = target.split(".")
+                    if parts[0] != "search" or len(parts) < 2 or parts[1] == room:
+                        continue
+                    other = parts[1] if parts[1] in ROOMS or parts[1] == "answer" else "the top of search"
+                    if other not in allowed:
+                        bad.append(f"{path.relative_to(root)}:{line} imports {target} (search.{room} may import "
+                                   f"{', '.join(sorted(allowed)) or 'no other room'})")
+    return bad
+
+
+def test_each_room_of_search_imports_only_the_rooms_below_it() -> None:
+    assert {p.name for p in (ROOT / "search").iterdir() if (p / "__init__.py").is_file()} == {*ROOMS, "answer"}, \
+        "a room of search was added or removed: give it its row in ROOMS (and its line in docs/architecture.md)"
+    bad = room_violations()
+    assert not bad, "imports that break the rooms' order:\n" + "\n".join(bad)
+
+
+def test_the_room_check_sees_a_room_above(tmp_path: Path) -> None:
+    for room in ("query", "graph"):
+        (tmp_path / "search" / room).mkdir(parents=True)
+    (tmp_path / "search" / "query" / "syntax.py").write_text(
+        "from search.graph.cache import GraphCache\nfrom search import execute\nfrom search.query.errors import E\n")
+    (tmp_path / "search" / "graph" / "cache.py").write_text("def f():\n    from search.query.errors import E\n")
+    assert sorted(v.split(" (")[0] for v in room_violations(tmp_path)) == [
+        "search/query/syntax.py:1 imports search.graph.cache", "search/query/syntax.py:2 imports search.execute"]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from search.execute import Searcher
 from search.query.request import RankingMode, SearchRequest
 from search.ranking import serve
-from search.ranking.bodies import IDS_ONLY
+from search.retrieval.bodies import IDS_ONLY
 from search.retrieval.builders import FULLTEXT_FIELDS, bm25_body, knn_body, text_query
 
 MODES = ("bm25", "bm25_page", "knn", "hybrid", "hybrid_rerank", "ranker", "document")

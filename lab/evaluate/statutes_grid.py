@@ -1,11 +1,11 @@
-"""The grid behind the provisions box's mixing (:mod:`search.ranking.statutes`: ``WEIGHTS``, ``CITING``), on tuning
+"""The grid behind the provisions box's mixing (:mod:`search.provisions.precedents`: ``WEIGHTS``, ``CITING``), on tuning
 queries only: ``ratio eval statutes-grid``.
 
 For a pasted fact pattern the box mixes three min-max normalised parts: the query's own provision search
 (``direct``), the statute passages of the top ``PRECEDENTS`` judgments (``passages``) and the provisions the top
 ``CITING`` judgments cite through the corpus mapping (``citations``). Each part is asked of the node once per query
 (the citation votes once per depth of the grid), then every combination of weights and citing depth is mixed here,
-exactly as :func:`search.ranking.statutes.rank_provisions` mixes them, with the named provisions first as the box
+exactly as :func:`search.provisions.precedents.rank_provisions` mixes them, with the named provisions first as the box
 puts them (:meth:`search.provisions.box.ProvisionBox.best`), and scored by MAP. The row of the shipped values
 therefore ranks what ``ratio provisions`` returns (a test holds that), so the table says how far the shipped mix
 is from the grid's best on the queries it may be chosen on.
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from search.execute import Searcher
 from search.provisions.named import find_named, named_first
+from search.provisions.precedents import CITING, PRECEDENTS, WEIGHTS, _minmax, citation_votes, passage_votes
 from search.provisions.retrieve import find_provisions
 from search.query.request import SearchRequest
 from search.query.understand import QueryKind
-from search.ranking.statutes import CITING, PRECEDENTS, WEIGHTS, _minmax, citation_votes, passage_votes
 
 __all__ = ["GRID", "GridRow", "QueryParts", "grid", "leave_one_out", "mix", "query_parts", "shipped"]
 

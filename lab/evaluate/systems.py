@@ -35,6 +35,7 @@ from search.document_query import document_ranking, rank_by_document
 from search.execute import Searcher
 from search.llm.expand import legal_issues, parametric_provisions
 from search.llm.grades import LLMReranking
+from search.provisions.precedents import rank_provisions
 from search.provisions.retrieve import find_provisions, provision_bm25_body, provision_knn_body
 from search.query.options import DEFAULT_LLM_RERANK, MAX_LLM_RERANK_DEADLINE
 from search.query.request import RankingMode, SearchRequest
@@ -42,7 +43,6 @@ from search.query.syntax import as_plain_text
 from search.query.understand import QueryKind
 from search.ranking.features import FeatureMatrix
 from search.ranking.model import RankerModel
-from search.ranking.statutes import rank_provisions
 from search.retrieval.builders import FULLTEXT_FIELDS, bm25_body, judgment_summary_body, knn_body, text_query
 from search.retrieval.fusion import FusionMethod, fuse
 from search.retrieval.records import ChunkHit, by_id, roll_up
@@ -100,7 +100,7 @@ CONFIGS: dict[str, Config] = {c.name: c for c in (
     Config("provisions", "provisions", "BM25 + k-NN over provisions (min-max), query text"),
     Config("provisions_precedents", "provisions", "the provisions stage without the named-first rule: the query "
            "text (BM25 + k-NN), the top judgments' statute passages and the provisions the top judgments cite "
-           "through the corpus mapping, mixed (search.ranking.statutes)"),
+           "through the corpus mapping, mixed (search.provisions.precedents)"),
     Config("provisions_quoted", "provisions", "the former provisions stage (to 2026-12-02): the query text 0.3 and "
            "the top 10 judgments' statute passages 0.7, no citations through the mapping"),
     Config("provisions_cited", "provisions", "only the provisions the top 50 judgments cite through the corpus "

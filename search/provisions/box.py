@@ -3,7 +3,7 @@
 Two ways in. :meth:`ProvisionBox.by_meaning` searches the provisions index with the query (or, after an LLM
 expansion, with the provisions the LLM named): what the fusion path and a sorted search list. :meth:`ProvisionBox.best`
 ranks provisions by the query's own words and, for a pasted text, by what its top-ranked precedents cite and quote
-(:mod:`search.ranking.statutes`), the provisions the query names first (:mod:`search.provisions.named`): what the
+(:mod:`search.provisions.precedents`), the provisions the query names first (:mod:`search.provisions.named`): what the
 learned ranker's path, ``ratio provisions`` and the API list. The searcher decides which (:mod:`search.execute`).
 """
 
@@ -17,9 +17,9 @@ from backends.encoders import Encoder
 from backends.opensearch.indices import index_encoder
 from search.llm.expand import Expansion
 from search.provisions.named import find_named, named_first
+from search.provisions.precedents import rank_provisions
 from search.provisions.retrieve import ProvisionHit, find_provisions
 from search.query.request import SearchRequest
-from search.ranking.statutes import rank_provisions
 from search.retrieval.matching import meaning_floor
 
 __all__ = ["ProvisionBox"]

@@ -9,10 +9,10 @@ allowed values (a :class:`search.query.errors.BadValueError`: the CLI shows it, 
   reranking, explanations, LLM expansion, provisions, facets, highlights, plain text).
 
 The choices are enums (:class:`RoleMode`, :class:`SortOrder`, :class:`ExpansionKind`, and
-:class:`search.retrieval.fusion.FusionMethod`); the CLI's ``click.Choice`` and the API's schemas list their members,
-never
-string literals. The defaults are :class:`SearchOptions`' field defaults, read through :data:`DEFAULTS` by the
-CLI's options, the API's parameters and :class:`search.query.request.SearchRequest`, never written again as literals.
+:class:`FusionMethod`, which the fusion reads); the CLI's ``click.Choice`` and the API's schemas list their
+members, never string literals. The defaults are :class:`SearchOptions`' field defaults, read through
+:data:`DEFAULTS` by the CLI's options, the API's parameters and :class:`search.query.request.SearchRequest`, never
+written again as literals.
 The numeric limits live in :func:`check_counts`, which :class:`search.query.request.SearchRequest` applies too, so the
 rules have one home.
 :meth:`search.query.request.SearchRequest.from_options` turns query text and options into a request.
@@ -28,7 +28,6 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from search.query.errors import BadValueError
-from search.retrieval.fusion import FusionMethod
 
 __all__ = [
     "DEFAULTS",
@@ -41,6 +40,7 @@ __all__ = [
     "PROVISIONS_SIZE",
     "ExpansionKind",
     "FilterOptions",
+    "FusionMethod",
     "RoleMode",
     "SearchOptions",
     "SortOrder",
@@ -51,6 +51,14 @@ __all__ = [
     "texts",
     "unknown_options",
 ]
+
+
+class FusionMethod(StrEnum):
+    """How ranked lists are combined; the values are what the CLI and the API accept."""
+
+    MINMAX = "minmax"
+    RRF = "rrf"
+
 
 MAX_SIZE = 100
 MAX_CANDIDATES = 10_000  # k-NN's k and OpenSearch's result window

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+import mappings
 from search.query.bounds import bound_query
 from search.query.errors import BadValueError
 from search.query.intent import Intent, classify_intent
@@ -51,6 +52,7 @@ from search.query.options import (
     MAX_SIZE,
     ExpansionKind,
     FilterOptions,
+    FusionMethod,
     RankingMode,
     RoleMode,
     SortOrder,
@@ -72,7 +74,6 @@ from search.query.syntax import (
     positive_text,
 )
 from search.query.understand import QueryKind, Understanding, read_query
-from search.retrieval.fusion import DEFAULT_RANK_CONSTANT, DEFAULT_WEIGHTS, FusionMethod
 
 # The options and their limits are defined in search.query.options; they are re-exported here for older imports.
 __all__ = ["EXPANSIONS", "FILTERS_ONLY_ORDER", "MAX_CANDIDATES", "MAX_PROVISIONS", "MAX_RERANK", "MAX_SIZE",
@@ -98,8 +99,8 @@ class SearchRequest:
     search_after: tuple[str | int | float, ...] | None = None
     candidates: int = DEFAULTS.candidates
     fusion: FusionMethod = DEFAULTS.fusion
-    weights: tuple[float, float] = DEFAULT_WEIGHTS
-    rank_constant: int = DEFAULT_RANK_CONSTANT
+    weights: tuple[float, float] = mappings.HYBRID_WEIGHTS
+    rank_constant: int = mappings.RRF_RANK_CONSTANT
     role_boost: float = 2.0
     rerank: bool = DEFAULTS.rerank
     rerank_top: int = DEFAULTS.rerank_top
@@ -191,8 +192,8 @@ class SearchRequest:
         search_after: Sequence[str | int | float] | None = None,
         candidates: int = DEFAULTS.candidates,
         fusion: str | FusionMethod = DEFAULTS.fusion,
-        weights: Sequence[float] = DEFAULT_WEIGHTS,
-        rank_constant: int = DEFAULT_RANK_CONSTANT,
+        weights: Sequence[float] = mappings.HYBRID_WEIGHTS,
+        rank_constant: int = mappings.RRF_RANK_CONSTANT,
         role_boost: float = 2.0,
         rerank: bool = DEFAULTS.rerank,
         rerank_top: int = DEFAULTS.rerank_top,

@@ -26,12 +26,12 @@ from search.graph.citation_graph import CitationGraph, load_graph
 from search.query.party_names import name_query
 from search.query.rejection import EngineError
 from search.query.understand import QueryKind
-from search.ranking import bodies
 from search.ranking.group import Answers, Candidates, FeatureGroup, FeatureSettings, Inputs, hits, role_groups
 from search.ranking.groups import DECLARED, FEATURE_GROUPS, FEATURES, GROUPS
 from search.ranking.known import cited_as
 from search.ranking.query import QueryProfile
 from search.ranking.tuned import TunedQuery
+from search.retrieval import bodies
 
 __all__ = ["FEATURES", "FEATURE_GROUPS", "GROUPS", "Candidates", "FeatureMatrix", "FeatureSettings", "Features",
            "RankingError", "role_groups"]

@@ -41,7 +41,6 @@ import numpy as np
 from legal.roles import load_role_set
 from search.query.party_names import name_fit, name_query
 from search.query.understand import QueryKind
-from search.ranking import bodies
 from search.ranking.group import (
     Answers,
     Clue,
@@ -57,6 +56,7 @@ from search.ranking.group import (
 )
 from search.ranking.query import QueryProfile
 from search.ranking.tuned import best_chunks, tuned_bodies
+from search.retrieval import bodies
 
 __all__ = ["DECLARED", "EXPLAINS", "FEATURES", "FEATURE_GROUPS", "GROUPS", "TITLE_FIELD", "WORD_FIELD",
            "query_words"]

@@ -20,7 +20,7 @@ from opensearchpy import OpenSearch
 from legal.citations import extract_citations
 from legal.cited_cases import cited_cases
 from search.query.party_names import name_fit, name_query, split_case_name
-from search.ranking.bodies import TIE_BREAK, title_body
+from search.retrieval.bodies import TIE_BREAK, title_body
 
 __all__ = ["CITING", "cited_as"]
 

@@ -25,8 +25,8 @@ from typing import Any
 
 from legal.roles import load_role_set
 from search.query.request import RankingMode, RoleMode, SearchRequest
-from search.ranking.bodies import chunk_similarity_body, terms_query
 from search.ranking.query import QueryProfile
+from search.retrieval.bodies import chunk_similarity_body, terms_query
 from search.retrieval.builders import HIGHLIGHT, SOURCE_EXCLUDES, hard_text, text_query
 from search.retrieval.records import HIT_FIELDS, ChunkHit
 

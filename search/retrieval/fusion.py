@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 import mappings
+from search.query.options import FusionMethod  # an option's value; re-exported for the fusion's callers
 
 __all__ = ["DEFAULT_RANK_CONSTANT", "DEFAULT_WEIGHTS", "FusedHit", "FusionMethod", "fuse", "min_max"]
 
@@ -36,13 +36,6 @@ DEFAULT_WEIGHTS: tuple[float, float] = mappings.HYBRID_WEIGHTS
 DEFAULT_RANK_CONSTANT: int = mappings.RRF_RANK_CONSTANT
 MIN_SCORE = 0.001  # neural-search MinMax: a normalised 0 becomes this
 SINGLE_RESULT_SCORE = 1.0  # neural-search MinMax: max == min
-
-
-class FusionMethod(StrEnum):
-    """How ranked lists are combined; the values are what the CLI and the API accept."""
-
-    MINMAX = "minmax"
-    RRF = "rrf"
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from opensearchpy import OpenSearch
 
 from search.query.rejection import EngineError
 from search.query.request import SearchRequest
-from search.ranking.bodies import chunk_similarity_body
+from search.retrieval.bodies import chunk_similarity_body
 from search.retrieval.matching import (
     Matching,
     allowed_body,

@@ -46,7 +46,7 @@ from backends.encoders import DEFAULT_ENCODER, STATIC_ENCODER
 from legal.citations import extract_citations
 from search.query.request import SearchRequest
 from search.query.syntax import AnyOf, Clauses, Node, Phrase, Term, positive_text
-from search.ranking.bodies import IDS_ONLY, cites_query
+from search.retrieval.bodies import IDS_ONLY, cites_query
 from search.retrieval.builders import FULLTEXT_FIELDS, constraints, text_query
 from search.retrieval.records import MatchKind
 

@@ -36,7 +36,7 @@ def test_without_an_llm_everything_falls_back(client: OpenSearch, aliases, encod
     assert asked.expansion.note == "no LLM configured: searched without expansion"
     assert [h.judgment_id for h in asked.hits] == [h.judgment_id for h in plain.hits]
     assert all(h.explanation.method == "extractive" and h.explanation.note is None for h in asked.hits)
-    # provisions by the query text mixed with those the top judgments quote (search.ranking.statutes); on the
+    # provisions by the query text mixed with those the top judgments quote (search.provisions.precedents); on the
     # 18 sample judgments few of the "precedents" are about dowry, so the dowry provision need not lead
     titles = [p.title for p in asked.provisions]
     assert len(titles) == 5 and any("dowry" in (t or "").lower() for t in titles)

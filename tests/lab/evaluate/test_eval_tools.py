@@ -16,7 +16,7 @@ from lab.evaluate.statutes_grid import GRID, GridRow, average_precision, leave_o
 from lab.evaluate.systems import Runner
 from ratio.cli import cli
 from search.execute import Searcher
-from search.ranking.statutes import CITING, WEIGHTS
+from search.provisions.precedents import CITING, WEIGHTS
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "aila-2019"
 QUERIES = read_queries(SAMPLES / "Query_doc.txt")[:3]

@@ -17,9 +17,9 @@ from opensearchpy import OpenSearch
 
 import mappings
 from backends.opensearch import IndexLayout, create_indices
-from search.ranking import bodies
 from search.ranking.features import Features, FeatureSettings
 from search.ranking.query import profile
+from search.retrieval import bodies
 
 IDS = [f"T{n:02d}" for n in range(12)]
 TEXT = "The husband demanded dowry and the wife died within seven years of marriage."
