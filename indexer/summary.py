@@ -94,7 +94,27 @@ def _default_cues() -> SummaryCues:
 
 
 def _any(patterns: Sequence[re.Pattern[str]], text: str) -> bool:
-    return any(pattern.search(text) for pattern in patterns)
+    """Whether any of ``patterns`` is found in ``text``: one search of their alternation (the same answer as one
+    search each, since a match of the alternation is a match of one of them), a fifth of the calls."""
+    return _alternation(tuple(patterns)).search(text) is not None
+
+
+@cache
+def _alternation(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
+    flags = {pattern.flags for pattern in patterns}
+    if len(flags) != 1 or any(pattern.groupindex for pattern in patterns):
+        return _Each(patterns)  # type: ignore[return-value]  # mixed flags or named groups: searched one by one
+    return re.compile("|".join(f"(?:{pattern.pattern})" for pattern in patterns), flags.pop())
+
+
+class _Each:
+    """Patterns that cannot share one alternation, searched one by one (:func:`_any`'s fallback)."""
+
+    def __init__(self, patterns: tuple[re.Pattern[str], ...]) -> None:
+        self.patterns = patterns
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return next((m for m in (p.search(text) for p in self.patterns) if m), None)
 
 
 def _tfidf(sentences: Sequence[Sentence], stopwords: frozenset[str]) -> list[dict[str, float]]:

@@ -4,7 +4,7 @@
 N processes (torch on one thread each) each load the static encoder and its role head, then read and process the
 same judgments (metadata, sentences, static vectors, roles, chunks, summary; no bulk writes), for each N asked.
 Each N gives judgments/s in all and per worker and CPU ms per judgment: what one more core buys, and so how many
-workers (``ratio index --workers``, or Ray actors) a machine is worth. docs/capacity.md has the figures of a lent
+Ray actors (``ratio index --ray``) a machine is worth. docs/capacity.md has the figures of a lent
 16-core machine.
 """
 
