@@ -101,20 +101,8 @@ def _any(patterns: Sequence[re.Pattern[str]], text: str) -> bool:
 
 @cache
 def _alternation(patterns: tuple[re.Pattern[str], ...]) -> re.Pattern[str]:
-    flags = {pattern.flags for pattern in patterns}
-    if len(flags) != 1 or any(pattern.groupindex for pattern in patterns):
-        return _Each(patterns)  # type: ignore[return-value]  # mixed flags or named groups: searched one by one
-    return re.compile("|".join(f"(?:{pattern.pattern})" for pattern in patterns), flags.pop())
-
-
-class _Each:
-    """Patterns that cannot share one alternation, searched one by one (:func:`_any`'s fallback)."""
-
-    def __init__(self, patterns: tuple[re.Pattern[str], ...]) -> None:
-        self.patterns = patterns
-
-    def search(self, text: str) -> re.Match[str] | None:
-        return next((m for m in (p.search(text) for p in self.patterns) if m), None)
+    """The patterns as one (all are compiled by :func:`_parse_cues` with the same flag, in non-capturing groups)."""
+    return re.compile("|".join(f"(?:{pattern.pattern})" for pattern in patterns), re.IGNORECASE)
 
 
 def _tfidf(sentences: Sequence[Sentence], stopwords: frozenset[str]) -> list[dict[str, float]]:

@@ -18,8 +18,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from search.execute import Searcher
-from search.provisions.named import find_named, named_first
-from search.provisions.precedents import CITING, PRECEDENTS, WEIGHTS, _minmax, citation_votes, passage_votes
+from search.provisions.named import Named, find_named, named_first
+from search.provisions.precedents import (
+    CITING,
+    PRECEDENTS,
+    WEIGHTS,
+    citation_votes,
+    minmax,
+    mix_parts,
+    passage_votes,
+)
 from search.provisions.retrieve import find_provisions
 from search.query.request import SearchRequest
 from search.query.understand import QueryKind
@@ -42,7 +50,7 @@ class QueryParts:
     direct: dict[str, float]
     passages: dict[str, float]
     citations: dict[int, dict[str, float]]
-    named: object  # the provisions the query names (search.provisions.named.Named), put first
+    named: Named  # the provisions the query names, put first
 
 
 @dataclass(frozen=True)
@@ -79,9 +87,9 @@ def query_parts(searcher: Searcher, text: str, depth: int, citing: Iterable[int]
         client, aliases["provisions"], searcher.encoder, [plain], size=depth, candidates=depth,
         floor=searcher.provisions_floor)}
     passages = passage_votes(client, aliases, judgments, depth, PRECEDENTS) if judgments else {}
-    citations = {c: _minmax(citation_votes(client, aliases, judgments, c)) for c in citing} if judgments else {}
+    citations = {c: minmax(citation_votes(client, aliases, judgments, c)) for c in citing} if judgments else {}
     named = find_named(client, aliases["provisions"], [plain], ("provision_id",))
-    return QueryParts(_minmax(direct), _minmax(passages), citations, named)
+    return QueryParts(minmax(direct), minmax(passages), citations, named)
 
 
 def mix(parts: QueryParts, weights: Mapping[str, float], citing: int, depth: int) -> list[str]:
@@ -90,11 +98,7 @@ def mix(parts: QueryParts, weights: Mapping[str, float], citing: int, depth: int
     if not parts.citations:
         weights = {"direct": 1.0, "passages": 0.0, "citations": 0.0}
     chosen = {"direct": parts.direct, "passages": parts.passages, "citations": parts.citations.get(citing, {})}
-    used = {name: scores for name, scores in chosen.items() if weights[name]}
-    found = {p for scores in used.values() for p in scores}
-    mixed = {p: sum(weights[name] * scores.get(p, 0.0) for name, scores in used.items()) for p in found}
-    ranked = sorted(mixed.items(), key=lambda item: (-item[1], item[0]))[:depth]
-    return [p for p, _ in named_first(ranked, parts.named)][:depth]  # type: ignore[arg-type]
+    return [p for p, _ in named_first(mix_parts(chosen, weights, depth), parts.named)][:depth]
 
 
 def average_precision(ranked: Sequence[str], relevant: set[str]) -> float:

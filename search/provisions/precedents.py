@@ -28,7 +28,8 @@ from legal.citations import section_of
 from legal.roles import load_role_set
 from search.provisions.retrieve import find_provisions, provision_bm25_body
 
-__all__ = ["CITING", "PRECEDENTS", "WEIGHTS", "citation_votes", "rank_provisions", "statute_passages"]
+__all__ = ["CITING", "PRECEDENTS", "WEIGHTS", "citation_votes", "minmax", "mix_parts", "rank_provisions",
+           "statute_passages"]
 
 PRECEDENTS = 10  # top judgments whose statute passages vote (5, 10, 20 tried on AILA odd: 10 best)
 CITING = 50  # top judgments whose cited provisions vote (20, 50, 100 tried on AILA odd: 50 best)
@@ -51,7 +52,7 @@ def statute_passages(client: OpenSearch, chunks: str, judgment_ids: Sequence[str
     return {j: " ".join(" ".join(t).split()[:_PASSAGE_WORDS]) for j, t in texts.items()}
 
 
-def _minmax(scores: Mapping[str, float]) -> dict[str, float]:
+def minmax(scores: Mapping[str, float]) -> dict[str, float]:
     if not scores:
         return {}
     low, high = min(scores.values()), max(scores.values())
@@ -121,8 +122,16 @@ def rank_provisions(client: OpenSearch, aliases: Mapping[str, str], encoder: Enc
                    client, aliases["provisions"], encoder, [text], size=depth, candidates=depth, floor=floor)},
                "passages": lambda: passage_votes(client, aliases, judgments, depth, precedents),
                "citations": lambda: citation_votes(client, aliases, judgments, citing)}
-    parts = {name: score() for name, score in scorers.items() if weights[name]}  # a part weighted 0 is not asked
-    normalised = {name: _minmax(scores) for name, scores in parts.items()}
-    found = {p for scores in parts.values() for p in scores}
-    mixed = {p: sum(weights[name] * normalised[name].get(p, 0.0) for name in parts) for p in found}
+    parts = {name: minmax(score()) for name, score in scorers.items() if weights[name]}  # weighted 0: not asked
+    return mix_parts(parts, weights, depth)
+
+
+def mix_parts(parts: Mapping[str, Mapping[str, float]], weights: Mapping[str, float],
+              depth: int) -> list[tuple[str, float]]:
+    """The ``depth`` best provisions of ``parts`` (each min-max normalised) mixed by ``weights``, best first, ties
+    by id; a part weighted 0 counts for nothing. The one home of the mix, for the box and the grid that chose it
+    (``ratio eval statutes-grid``)."""
+    used = {name: scores for name, scores in parts.items() if weights.get(name)}
+    found = {p for scores in used.values() for p in scores}
+    mixed = {p: sum(weights[name] * scores.get(p, 0.0) for name, scores in used.items()) for p in found}
     return sorted(mixed.items(), key=lambda item: (-item[1], item[0]))[:depth]
