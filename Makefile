@@ -13,7 +13,7 @@ demo:
 test:
 	bash scripts/setup.sh embed,web,llm,llm-small,eval,train,ray,dev
 	.venv/bin/ruff check .
-	.venv/bin/pytest
+	bash scripts/test.sh
 
 lint:
 	.venv/bin/ruff check .
