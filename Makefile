@@ -13,7 +13,7 @@ demo:
 test:
 	bash scripts/setup.sh embed,web,llm,llm-small,eval,train,ray,dev
 	.venv/bin/ruff check .
-	bash scripts/test.sh
+	.venv/bin/pytest
 
 lint:
 	.venv/bin/ruff check .
