@@ -234,3 +234,21 @@ def test_the_loader_scans_once_and_later_stages_read_that_scan(data_dir: Path) -
     assert by_hand.text_citations is None and citations_in(by_hand) == loaded.text_citations
     assert enrich(by_hand).cited_judgments == loaded.cited_judgments
     assert enrich(by_hand).cited_provisions == loaded.cited_provisions
+
+
+def test_the_bare_number_rules_lookahead_admits_every_first_character_of_its_sections() -> None:
+    """``number_then_act`` opens with a lookahead for its first character (so its lookbehinds run only before a
+    digit): a ``BARE_SECS`` macro that came to start with another character would be cut off by it, silently."""
+    import json
+    import re
+
+    from legal.citations import DEFAULT_RULES_PATH, _expand
+
+    data = json.loads(DEFAULT_RULES_PATH.read_text(encoding="utf-8"))
+    rule = next(r for r in data["provision_rules"] + data.get("section_rules", []) if r["name"] == "number_then_act")
+    head = re.match(r"\(\?=(\[[^\]]+\])\)", rule["pattern"])
+    assert head, "number_then_act no longer opens with a one-class lookahead: update this test with it"
+    lookahead = re.compile(head.group(1))
+    sections = re.compile(_expand("<<BARE_SECS>>", data["macros"]))
+    starts = [chr(c) for c in range(0x3000) if sections.match(chr(c) + "2(1)(a) ")]
+    assert starts and all(lookahead.match(c) for c in starts), [c for c in starts if not lookahead.match(c)]

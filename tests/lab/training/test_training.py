@@ -213,7 +213,7 @@ def test_torch_scorer_batches_without_changing_a_likelihood_and_agrees_with_llam
     passages = ["A dying declaration, if true and voluntary, can be the sole basis of a conviction.",
                 "The tenant was evicted for non-payment of rent.",
                 "The assessee claimed depreciation under the Income Tax Act."]
-    torch_model = TorchAnswerLikelihood(small_gguf, device="cpu", batch_size=3, threads=1)
+    torch_model = TorchAnswerLikelihood(small_gguf, device="cpu", batch_size=3)  # torch's threads: every core
     result = attribute(torch_model, question, passages, max_tokens=24)
     assert result.answer and len(result.influence) == 3
     prompts = [torch_model.prompt(question, passages[:k]) for k in (3, 2, 1)]
