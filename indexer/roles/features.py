@@ -88,8 +88,9 @@ class FeatureSet:
             ]
         }
 
-    def compute(self, sentences: Sequence[str]) -> np.ndarray:
-        """Return a float32 array (len(sentences), size).
+    def compute(self, sentences: Sequence[str], *, use_re2: bool = True) -> np.ndarray:
+        """Return a float32 array (len(sentences), size); ``use_re2=False`` runs every cue by ``re`` (what
+        ``ratio bench cues`` compares the RE2 path with).
 
         Fast paths that give exactly what a sentence-by-sentence loop gives: an unanchored cue is run once
         over the sentences joined by a separator no cue can match (so no match spans two sentences, and each
@@ -122,7 +123,8 @@ class FeatureSet:
         separable = _SEPARATOR not in "".join(sentences)
         starts = np.cumsum([0] + [len(sentence) + 1 for sentence in sentences[:-1]])
         # bytes of an ASCII text: RE2's offsets are then the text's own
-        ascii_text = joined.encode("ascii") if joined.isascii() and not _NOT_RE2_SPACE.search(joined) else None
+        ascii_text = joined.encode("ascii") if use_re2 and joined.isascii() and not _NOT_RE2_SPACE.search(joined) \
+            else None
         for column, cue in enumerate(self.cues, start=base):
             if separable and not cue.anchored:
                 fast = _re2_form(cue) if ascii_text is not None else None

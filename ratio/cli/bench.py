@@ -18,7 +18,7 @@ from backends.llm import LLMError
 from lab.bench.searches import LLM_MODES, MODES, Latency, measure, percentile
 from ratio import settings
 from ratio.cli.bench_graph import bench_graph
-from ratio.cli.bench_machine import bench_embed, bench_workers
+from ratio.cli.bench_machine import bench_cues, bench_embed, bench_workers
 from ratio.cli.common import Context
 from ratio.cli.options import (
     api_key_option,
@@ -326,3 +326,4 @@ def _hostile_analysis(ctx: Context) -> list:
 bench.add_command(bench_graph)  # ratio bench graph (ratio.cli.bench_graph)
 bench.add_command(bench_workers)  # ratio bench workers (ratio.cli.bench_machine)
 bench.add_command(bench_embed)  # ratio bench embed (ratio.cli.bench_machine)
+bench.add_command(bench_cues)  # ratio bench cues (ratio.cli.bench_machine)

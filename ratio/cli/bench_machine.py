@@ -1,5 +1,5 @@
-"""``ratio bench workers`` and ``ratio bench embed``: what one machine's cores and GPU are worth to the write
-path, OpenSearch left out (docs/capacity.md)."""
+"""``ratio bench workers``, ``ratio bench embed`` and ``ratio bench cues``: what one machine's cores and GPU are
+worth to the write path, OpenSearch left out (docs/capacity.md, docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["bench_embed", "bench_workers"]
+__all__ = ["bench_cues", "bench_embed", "bench_workers"]
 
 
 def _counts(text: str) -> list[int]:
@@ -64,3 +64,20 @@ def bench_embed(folder: Path, sentences: int, cpu_sentences: int, model: Path | 
         click.echo(json.dumps(measure_embedding(folder, sentences, Path(path), cpu_sentences), indent=2))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+@click.command("cues")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--limit", type=click.IntRange(1), help="Stop after this many judgments.")
+def bench_cues(paths: tuple[Path, ...], limit: int | None) -> None:
+    """The role cues by RE2 against the same cues by re, on every sentence of the judgments under PATHS: how many
+    judgments were ASCII (RE2's), which differ in any cue column (none should), and the cue milliseconds a
+    judgment each way. Prints JSON; exits 1 when any judgment differs."""
+    from lab.bench.cues import compare_cues
+
+    result = compare_cues(paths, limit)
+    if not result.judgments:
+        raise click.ClickException(f"no judgment could be read under {', '.join(map(str, paths))}")
+    click.echo(json.dumps(result.to_dict(), indent=2))
+    if result.differing:
+        raise SystemExit(1)

@@ -1,6 +1,6 @@
-"""``ratio bench workers`` and ``ratio bench embed`` on the sample judgments: real processes, the real static
-encoder and role head, the packaged MiniLM; what they print is checked against what was processed, and a folder
-with nothing to process is a clear error."""
+"""``ratio bench workers``, ``ratio bench embed`` and ``ratio bench cues`` on the sample judgments: real
+processes, the real static encoder and role head, the packaged MiniLM; what they print is checked against what was
+processed, and a folder with nothing to process is a clear error."""
 
 from __future__ import annotations
 
@@ -40,3 +40,17 @@ def test_bench_embed_counts_the_sentences_it_embedded(tmp_path: Path) -> None:
     assert out["runs"]["cpu_threads1"] > 0
     empty = CliRunner().invoke(cli, ["bench", "embed", str(tmp_path)])
     assert empty.exit_code != 0 and "no sentences" in empty.output
+
+
+def test_bench_cues_compares_every_sample_judgment_and_finds_no_difference(tmp_path: Path) -> None:
+    files = sorted(JUDGMENTS.iterdir())
+    result = CliRunner().invoke(cli, ["bench", "cues", str(JUDGMENTS)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output[result.output.index("{"):])
+    assert report["judgments"] + report["load_errors"] == len(files) and report["judgments"] >= 10
+    assert report["differing"] == [] and report["ascii"] == report["judgments"]
+    assert report["re_ms"] > 0 and report["re2_ms"] > 0
+    limited = json.loads(CliRunner().invoke(cli, ["bench", "cues", str(JUDGMENTS), "--limit", "2"]).output)
+    assert limited["judgments"] == 2
+    empty = CliRunner().invoke(cli, ["bench", "cues", str(tmp_path)])
+    assert empty.exit_code != 0 and "no judgment could be read" in empty.output
