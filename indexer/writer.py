@@ -41,7 +41,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_expone
 
 from indexer import bulk_settings
 from indexer.document import Judgment, LoadError, Provision, id_problem
-from indexer.documents import chunk_documents, judgment_document, provision_document
+from indexer.documents import chunk_documents, judgment_document, provision_document, source_json
 from indexer.identity import RunIds, conflict_reason, same_source
 from indexer.pipeline import Pipeline, ProcessedJudgment, StageTimes
 
@@ -380,7 +380,8 @@ class IndexWriter(BulkWriter):
         actions: list[dict[str, Any]] = []
         for p in processed:
             for doc in chunk_documents(p):
-                actions.append({"_op_type": "index", "_index": chunk_alias, "_id": doc["chunk_id"], "_source": doc})
+                actions.append({"_op_type": "index", "_index": chunk_alias, "_id": doc["chunk_id"],
+                                "_source": source_json(doc)})
             previous = int(stored.get(p.judgment.judgment_id, {}).get("n_chunks") or 0)
             for ordinal in range(len(p.chunks), previous):
                 actions.append({"_op_type": "delete", "_index": chunk_alias,
@@ -406,7 +407,7 @@ class IndexWriter(BulkWriter):
                 report.failed.append((p.judgment.item, f"chunk rejected: {failed_chunks[jid]}"))
                 continue
             judgment_actions.append({"_op_type": "index", "_index": self.aliases["judgments"], "_id": jid,
-                                     "_source": judgment_document(p)})
+                                     "_source": source_json(judgment_document(p))})
         pending = {str(a["_id"]) for a in judgment_actions}
         results: list[tuple[bool, dict[str, Any]]] = []
         try:
@@ -434,7 +435,7 @@ class IndexWriter(BulkWriter):
             vector = self.pipeline.labeller.embed([text])[0]
             report.times.embed += time.perf_counter() - started
             actions.append({"_op_type": "index", "_index": alias, "_id": provision.provision_id,
-                            "_source": provision_document(provision, vector, digest)})
+                            "_source": source_json(provision_document(provision, vector, digest))})
         started = time.perf_counter()
         results: list[tuple[bool, dict[str, Any]]] = []
         unreachable = None
