@@ -33,6 +33,7 @@ class CueComparison:
 
 def compare_cues(paths: Iterable[Path], limit: int | None = None) -> CueComparison:
     """Load, split and compute the shipped cue table both ways for each judgment under ``paths``."""
+    from indexer.document import LoadError
     from indexer.loaders import load
     from indexer.roles.features import load_feature_set
     from legal.sentences import split
@@ -41,7 +42,7 @@ def compare_cues(paths: Iterable[Path], limit: int | None = None) -> CueComparis
     out = CueComparison()
     slow = fast = 0.0
     for item in load([str(p) for p in paths]):
-        if not hasattr(item, "text"):
+        if isinstance(item, LoadError):  # a judgment or a provision: its text is compared
             out.load_errors += 1
             continue
         sentences = [s.text for s in split(item.text)]
