@@ -258,7 +258,7 @@ def _phrases(text: str, stopwords: frozenset[str]) -> list[tuple[str, bool]]:
                 low.append(lowered)
                 caps.append(clean[0].isupper())
                 continue
-            if low:
+            if low:  # pairs and triples only from runs long enough: an empty zip costs as much as a short one
                 found.extend(zip(low, caps, strict=True))
                 if len(low) > 1:
                     found.extend((f"{a} {b}", ca and cb)
