@@ -193,8 +193,10 @@ def save_search(client: OpenSearch, aliases: Mapping[str, str], name: str, query
     doc = {"name": name, "query": compile_search(query, options), "query_text": query,
            "options": asdict(options), "webhook": saved.webhook, "created_at": saved.created_at}
     try:
+        # refresh=True: a saved search is one small write made by a person, seen by the next list or check at
+        # once; "wait_for" would hold every save (and delete) until the index's next refresh, up to 1 s.
         client.index(index=_alias(aliases), id=name, body=doc, op_type="index" if replace else "create",
-                     refresh="wait_for")
+                     refresh=True)
     except ConflictError:
         raise DuplicateSearchError(f"a saved search named {name!r} exists: delete it, choose another name, "
                                    "or replace it") from None
@@ -232,7 +234,7 @@ def list_searches(client: OpenSearch, aliases: Mapping[str, str]) -> list[SavedS
 def delete_search(client: OpenSearch, aliases: Mapping[str, str], name: str) -> None:
     """Delete the saved search ``name``; :class:`UnknownSearchError` when there is none."""
     try:
-        client.delete(index=_alias(aliases), id=" ".join(name.split()), refresh="wait_for")
+        client.delete(index=_alias(aliases), id=" ".join(name.split()), refresh=True)
     except NotFoundError:
         raise UnknownSearchError(f"no saved search is named {name!r}") from None
 

@@ -153,12 +153,14 @@ def coverage(question: str, claims: Sequence[Claim], passages: Sequence[ContextP
     return len(wanted & present) / len(wanted), sorted(wanted - present)
 
 
-def context_relevance(llm: LLM, question: str, passages: Sequence[ContextPassage]) -> float | None:
-    """The share of passages the LLM names as relevant (None when it fails or there are none)."""
+def context_relevance(llm: LLM, question: str, passages: Sequence[ContextPassage], secret: str | None = None
+                      ) -> float | None:
+    """The share of passages the LLM names as relevant (None when it fails or there are none). ``secret``: the
+    draft's nonce (see :func:`search.answer.loop.draft`)."""
     if not passages:
         return 0.0
     messages = Prompt.load("search", "judge_context").messages(
-        question=untrusted(question, 120), passages=prompt_context(passages))
+        secret, question=untrusted(question, 120), passages=prompt_context(passages))
     try:
         relevant = set(generate_json(llm, messages, CONTEXT_SCHEMA, max_tokens=60)["relevant"])
     except LLMError:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
+from backends.llm.guard import nonce
 from search.answer.checks import (
     COVERAGE,
     Claim,
@@ -140,10 +141,15 @@ def answer_schema(passages: int, claims: int) -> dict[str, Any]:
         "required": ["claims"]}
 
 
-def draft(llm: LLM, question: str, passages: tuple[ContextPassage, ...], options: AskOptions
-          ) -> tuple[bool | None, tuple[Claim, ...], str | None]:
-    """The LLM's draft from ``passages``: (answerable, claims, note when it failed)."""
-    messages = Prompt.load("search", "answer").messages(question=untrusted(question, 120),
+def draft(llm: LLM, question: str, passages: tuple[ContextPassage, ...], options: AskOptions,
+          secret: str | None = None) -> tuple[bool | None, tuple[Claim, ...], str | None]:
+    """The LLM's draft from ``passages``: (answerable, claims, note when it failed).
+
+    ``secret`` is the round's nonce, shared with the context check that follows
+    (:func:`search.answer.checks.context_relevance`): the two prompts then read the same system part, passages
+    and question, token for token, up to their last paragraph, and llama.cpp evaluates that prefix once; with a
+    nonce each, the check re-read the whole context (about 4.5 s of the 0.5B model's 2-core time per round)."""
+    messages = Prompt.load("search", "answer").messages(secret, question=untrusted(question, 120),
                                                         passages=prompt_context(passages),
                                                         claims=str(options.max_claims))
     try:
@@ -194,11 +200,12 @@ class Answerer:
                     preferred_roles=request.preferred_roles, max_passages=options.max_passages)
 
     def evaluate(self, question: str, passages: tuple[ContextPassage, ...], answerable: bool | None,
-                 claims: tuple[Claim, ...], note: str | None) -> Scores:
+                 claims: tuple[Claim, ...], note: str | None, secret: str | None = None) -> Scores:
         """The three scores for a draft. A draft that failed has no answer relevance (and so cannot pass); one
-        whose cited passages miss most of the question's words scores 0 without asking the LLM."""
+        whose cited passages miss most of the question's words scores 0 without asking the LLM. ``secret``: the
+        draft's nonce, so the context check reuses the draft's prompt prefix (see :func:`draft`)."""
         grounded, checks = groundedness(claims, passages)
-        context = context_relevance(self.llm, question, passages)
+        context = context_relevance(self.llm, question, passages, secret)
         notes = [n for n in (note,) if n]
         if answerable is None:
             relevance = None
@@ -228,9 +235,11 @@ class Answerer:
         for number in range(1, options.max_rounds + 1):
             passages = self.passages(question, query)
             emit("retrieved", {"round": number, "query": query, "passages": len(passages)})
-            answerable, claims, note = draft(self.llm, question, passages, options) if passages else (False, (), None)
+            secret = nonce()  # one per round: the draft and its context check share their prompt's prefix
+            answerable, claims, note = (draft(self.llm, question, passages, options, secret) if passages
+                                        else (False, (), None))
             emit("drafted", {"round": number, "claims": len(claims), "answerable": answerable})
-            scores = self.evaluate(question, passages, answerable, claims, note)
+            scores = self.evaluate(question, passages, answerable, claims, note, secret)
             failures = options.thresholds.failures(scores)
             attempts.append(Attempt(number, query, passages, answerable, claims, scores, failures))
             emit("checked", {"round": number, "context_relevance": scores.context_relevance,

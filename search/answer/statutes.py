@@ -20,6 +20,7 @@ from typing import Any
 from opensearchpy import OpenSearch
 
 from backends.llm import LLM, LLMError, Prompt, generate_json, untrusted
+from backends.llm.guard import nonce
 from search.answer.context import ContextPassage
 from search.answer.loop import Answer, Attempt, Event, draft
 from search.llm.expand import ParametricProvision, parametric_provisions
@@ -116,8 +117,9 @@ def ask_provisions(answerer: Any, question: str, *, parametric: bool = True, on_
     passages = provision_passages(selected)
     emit("retrieved", {"round": 1, "query": question, "passages": len(passages),
                        "provisions": [p.provision_id for p in selected]})
-    answerable, claims, draft_note = draft(llm, question, passages, options) if passages else (False, (), None)
-    scores = answerer.evaluate(question, passages, answerable, claims, draft_note or note)
+    secret = nonce()  # the draft and its context check share their prompt's prefix (see draft)
+    answerable, claims, draft_note = draft(llm, question, passages, options, secret) if passages else (False, (), None)
+    scores = answerer.evaluate(question, passages, answerable, claims, draft_note or note, secret)
     failures = options.thresholds.failures(scores)
     attempt = Attempt(1, question, passages, answerable, claims, scores, failures)
     emit("checked", {"round": 1, "context_relevance": scores.context_relevance, "groundedness": scores.groundedness,
