@@ -34,14 +34,34 @@ def _assert_grounded(answer) -> None:
     assert all(p.link.startswith(f"/judgments/{p.judgment_id}#s") for p in answer.passages)
 
 
+class _Recording:
+    """The session's real small model, with the messages of every call kept (to check what was sent)."""
+
+    def __init__(self, llm) -> None:
+        self.llm, self.name, self.sent = llm, llm.name, []
+
+    def chat(self, messages, **options) -> str:
+        self.sent.append(messages)
+        return self.llm.chat(messages, **options)
+
+
 def test_a_grounded_answer_cites_the_passages_it_rests_on(client: OpenSearch, aliases, encoder, small_llm) -> None:
     events: list[str] = []
-    answer = _answerer(client, aliases, encoder, small_llm).ask(GROUNDED_QUESTION,
-                                                                on_event=lambda k, d: events.append(k))
+    llm = _Recording(small_llm)
+    answer = _answerer(client, aliases, encoder, llm).ask(GROUNDED_QUESTION, on_event=lambda k, d: events.append(k))
     _assert_grounded(answer)
     assert events[0] == "retrieved" and events[-1] == "done" and "checked" in events
     cited = {answer.passages[n - 1].judgment_id for c in answer.claims for n in c.claim.cites}
     assert "C7" in cited  # Anil Kumar Bhunja: possession under s. 29(b) of the Arms Act
+    # The round's draft and its context check share one nonce, so their prompts are the same tokens up to the
+    # question (what lets llama.cpp evaluate that prefix once); the next round draws a fresh one.
+    drafts = {m[0].content: m for m in llm.sent if "Answer the question in at most" in m[1].content}
+    checks = [m for m in llm.sent if "List the numbers of the passages" in m[1].content]
+    assert checks and len(drafts) == len(checks), "one nonce per round, each shared by its draft and check"
+    for checked in checks:
+        drafted = drafts[checked[0].content]
+        assert drafted[1].content.split("\n\nAnswer the question")[0] == \
+            checked[1].content.split("\n\nList the numbers")[0]
 
 
 def test_a_draft_over_llama_cpp_server_is_parsed_and_grounded(client: OpenSearch, aliases, encoder,
