@@ -54,7 +54,7 @@ from search.query.request import SearchRequest
 from search.query.syntax import as_plain_text
 from search.query.understand import QueryKind
 from search.ranking import serve
-from search.ranking.model import DEFAULT_MODEL, RankerModel, RankerModelError
+from search.ranking.model import DEFAULT_MODEL, RankerModel, RankerModelError, default_typed_model_path
 from search.ranking.rank import Ranker, Ranking
 from search.ranking.tuned import SERVING, TunedQuery
 from search.retrieval.builders import constraints
@@ -131,13 +131,16 @@ class Searcher:
             spec = self._ranker_spec
             try:
                 model = spec if isinstance(spec, RankerModel) else RankerModel.load(spec)
+                # the shipped models rank typed queries with their own model; a model named explicitly ranks all
+                typed = RankerModel.load(default_typed_model_path()) if spec == DEFAULT_MODEL else None
             except RankerModelError as exc:
                 if spec != DEFAULT_MODEL:
                     raise
                 self.ranker_note = f"no learned ranker: {exc}"
                 return None
             # the ranker's graph (exact resolution) from the same scroll as the pages' (by parties)
-            self._ranker = Ranker(self.client, self.aliases, model, graph=lambda: self.graphs.graph(by_parties=False))
+            self._ranker = Ranker(self.client, self.aliases, model, graph=lambda: self.graphs.graph(by_parties=False),
+                                  typed=typed)
         return self._ranker
 
     def ranking(self, request: SearchRequest, depth: int | None = None, issues: bool | None = None,
@@ -161,8 +164,8 @@ class Searcher:
         vector = self.text_vector(as_plain_text(text)) if whole else self.vector(request)
         # what each candidate matched and the exact counts ride with the features (one round trip fewer);
         # every candidate source applied the constraints, so they are not checked again
-        found = ranker.rank(text, vector=vector, tuned=self.tuned_query(as_plain_text(text) if whole else text,
-                                                                        ranker.model),
+        model = ranker.model_for(request.understanding.kind.value if request.understanding else None)
+        found = ranker.rank(text, vector=vector, tuned=self.tuned_query(as_plain_text(text) if whole else text, model),
                             filters=constraints(request),
                             explain=depth or (request.page * request.size if request.explain else 0),
                             understanding=request.understanding,

@@ -8,8 +8,12 @@ or change their order, and a model trained before, or with a feature group remov
 exactly the columns it was trained on, in its own order. A card naming a feature this version does not compute
 is refused rather than silently misread.
 
-The default model ships inside the package (``search/ranking/model/``) and is rebuilt by ``ratio train ranker``.
-LightGBM is imported on first load only.
+The default models ship inside the package and are rebuilt by ``ratio train ranker`` (docs/training.md): the main
+model (``search/ranking/model/``) ranks pasted texts, fact patterns and whole judgments, and the typed model
+(``search/ranking/model_typed/``, trained on typed queries) ranks case names and topic words typed into the box
+(:data:`TYPED_KINDS`). Which model ranks a query is decided by the kind the search box
+read it as (:mod:`search.query.understand`), so one query never meets two models. LightGBM is imported on first load
+only.
 """
 
 from __future__ import annotations
@@ -24,10 +28,16 @@ import numpy as np
 
 from search.ranking.groups import FEATURE_GROUPS, FEATURES
 
-__all__ = ["DEFAULT_MODEL", "RankerModel", "RankerModelError", "default_model_path"]
+__all__ = ["DEFAULT_MODEL", "TYPED_KINDS", "RankerModel", "RankerModelError", "default_model_path",
+           "default_typed_model_path"]
 
 MODEL_FILE, CARD_FILE = "model.txt", "card.json"
-DEFAULT_MODEL = "default"  # the name that means "the model shipped with Ratio"
+DEFAULT_MODEL = "default"  # the name that means "the models shipped with Ratio"
+# The query kinds the shipped typed model ranks (the others: the main model), chosen per kind on the typed
+# benchmark's tuning half (docs/evaluation.md, "One model per kind of query"): names and topic words gained there,
+# provisions lost 0.0045 MAP and stay with the main model, as does a reporter citation typed alone (no tuning query
+# measures it).
+TYPED_KINDS: frozenset[str] = frozenset({"name", "topic"})
 
 
 class RankerModelError(RuntimeError):
@@ -35,8 +45,13 @@ class RankerModelError(RuntimeError):
 
 
 def default_model_path() -> Path:
-    """The folder of the model shipped with the package."""
+    """The folder of the main model shipped with the package."""
     return Path(str(resources.files("search.ranking").joinpath("model")))
+
+
+def default_typed_model_path() -> Path:
+    """The folder of the typed model shipped with the package (it ranks the :data:`TYPED_KINDS`)."""
+    return Path(str(resources.files("search.ranking").joinpath("model_typed")))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,7 @@ from search.graph.citation_graph import CitationGraph
 from search.query.understand import Understanding
 from search.ranking.features import FEATURES, Candidates, FeatureMatrix, Features, FeatureSettings
 from search.ranking.groups import FIRST_STAGE, SECOND_STAGE
-from search.ranking.model import RankerModel
+from search.ranking.model import TYPED_KINDS, RankerModel
 from search.ranking.query import QueryProfile, profile
 from search.ranking.tuned import TunedQuery
 
@@ -61,13 +61,23 @@ class Ranking:
 
 
 class Ranker:
-    """Ranks judgments of one corpus with one model."""
+    """Ranks judgments of one corpus with one model, or with two: ``typed`` ranks the queries whose kind is one of
+    ``typed_kinds`` (what is typed into the box: names, provisions, topic words), ``model`` every other."""
 
     def __init__(self, client: OpenSearch, aliases: Mapping[str, str], model: RankerModel | None,
                  settings: FeatureSettings | None = None,
-                 graph: CitationGraph | Callable[[], CitationGraph] | None = None) -> None:
+                 graph: CitationGraph | Callable[[], CitationGraph] | None = None, *,
+                 typed: RankerModel | None = None, typed_kinds: Collection[str] = TYPED_KINDS) -> None:
         self.model = model  # None: features only (training data)
+        self.typed = typed
+        self.typed_kinds = frozenset(typed_kinds)
         self.features = Features(client, aliases, settings, graph)
+
+    def model_for(self, kind: str | None) -> RankerModel:
+        """The model that ranks a query of ``kind`` (a :class:`~search.query.understand.QueryKind` value; None: not
+        known): the typed one for a kind it takes, else the main one."""
+        assert self.model is not None
+        return self.typed if self.typed is not None and kind in self.typed_kinds else self.model
 
     def _profiled(self, text: str, understanding: Understanding | None, filters: Sequence[dict[str, Any]],
                   exclude: Sequence[str], times: dict[str, float]) -> tuple[QueryProfile, Candidates]:
@@ -111,6 +121,7 @@ class Ranker:
             raise ValueError("this Ranker computes features only: it has no model to rank with")
         times: dict[str, float] = {}
         query, candidates = self._profiled(text, understanding, filters, exclude, times)
+        model = self.model_for(query.understanding.kind.value if query.understanding else None)
         rescore = self.features.settings.rescored(query.understanding.kind if query.understanding else None)
         started = time.perf_counter()
         asked = {"vector": vector, "exclude": exclude, "tuned": tuned}
@@ -118,36 +129,36 @@ class Ranker:
             matrix = self.features.features(query, candidates, also=also, **asked)
             times["features"] = (time.perf_counter() - started) * 1000
             started = time.perf_counter()
-            scores = self.model.score(matrix.values)
+            scores = model.score(matrix.values)
             order = np.argsort(-scores, kind="stable")
         else:
-            matrix, scores, order = self._two_stages(query, candidates, rescore, also, asked, times)
+            matrix, scores, order = self._two_stages(model, query, candidates, rescore, also, asked, times)
             started = time.perf_counter()
         top = order[:explain]
-        contributions = self.model.contributions(matrix.values[top]) if len(top) else np.zeros((0, 0))
+        contributions = model.contributions(matrix.values[top]) if len(top) else np.zeros((0, 0))
         ranked = []
         for position, row in enumerate(order):
             doc = matrix.ids[row]
-            contrib = dict(zip(self.model.features, map(float, contributions[position]), strict=True)) \
+            contrib = dict(zip(model.features, map(float, contributions[position]), strict=True)) \
                 if position < len(top) else {}
             ranked.append(RankedJudgment(doc, float(scores[row]),
                                          dict(zip(FEATURES, map(float, matrix.values[row]), strict=True)),
                                          contrib, matrix.meta.get(doc, {})))
         times["score"] = times.get("score", 0.0) + (time.perf_counter() - started) * 1000
-        return Ranking(tuple(ranked), query, len(candidates.ids), self.model.name,
+        return Ranking(tuple(ranked), query, len(candidates.ids), model.name,
                        {k: round(v, 1) for k, v in times.items()}, tuple(vector) if vector is not None else None,
                        sources=candidates, extra=matrix.extra)
 
-    def _two_stages(self, query: QueryProfile, candidates: Candidates, rescore: int, also: Also | None,
-                    asked: Mapping[str, Any], times: dict[str, float]) -> tuple[FeatureMatrix, np.ndarray, np.ndarray]:
-        """Every candidate's row (the best ``rescore`` with all their features), its score and the order: the best
-        by the second stage's scores, then the rest by the first's, scored below them."""
-        assert self.model is not None
+    def _two_stages(self, model: RankerModel, query: QueryProfile, candidates: Candidates, rescore: int,
+                    also: Also | None, asked: Mapping[str, Any],
+                    times: dict[str, float]) -> tuple[FeatureMatrix, np.ndarray, np.ndarray]:
+        """Every candidate's row (the best ``rescore`` with all their features), its score by ``model`` and the order:
+        the best by the second stage's scores, then the rest by the first's, scored below them."""
         started = time.perf_counter()
         first = self.features.features(query, candidates, also=also, groups=FIRST_STAGE, **asked)
         times["features"] = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
-        early = self.model.score(first.values)
+        early = model.score(first.values)
         by_early = np.argsort(-early, kind="stable")
         best, rest = by_early[:rescore], by_early[rescore:]
         times["score"] = (time.perf_counter() - started) * 1000
@@ -160,7 +171,7 @@ class Ranker:
         values = first.values.copy()
         values[best] = second.values
         scores = early.astype(np.float64).copy()
-        scores[best] = self.model.score(second.values)
+        scores[best] = model.score(second.values)
         if len(rest):  # below the rescored, in the first stage's order
             scores[rest] = early[rest] - early[rest].max() + scores[best].min() - 1.0
         order = np.concatenate([best[np.argsort(-scores[best], kind="stable")], rest])

@@ -30,7 +30,14 @@ from search.ranking.group import (
     present,
 )
 from search.ranking.groups import DECLARED, EXPLAINS, FEATURE_GROUPS, FEATURES, GROUPS
-from search.ranking.model import CARD_FILE, MODEL_FILE, RankerModel, RankerModelError, default_model_path
+from search.ranking.model import (
+    CARD_FILE,
+    MODEL_FILE,
+    RankerModel,
+    RankerModelError,
+    default_model_path,
+    default_typed_model_path,
+)
 from search.ranking.query import Corpus, QueryProfile, TermStat
 
 # ---------------------------------------------------------------- the declared list
@@ -61,9 +68,10 @@ def test_a_kind_given_by_two_groups_is_one_kind() -> None:
     assert EXPLAINS["role_facts_norm"] is EXPLAINS["sim_facts"]
 
 
-def test_the_shipped_model_reads_only_declared_features() -> None:
-    card = json.loads((default_model_path() / CARD_FILE).read_text(encoding="utf-8"))
-    assert set(card["features"]) <= set(FEATURES)
+def test_the_shipped_models_read_only_declared_features() -> None:
+    for folder in (default_model_path(), default_typed_model_path()):
+        card = json.loads((folder / CARD_FILE).read_text(encoding="utf-8"))
+        assert set(card["features"]) <= set(FEATURES), folder
 
 
 # ---------------------------------------------------------------- the round trip follows the list

@@ -20,7 +20,7 @@ from legal.citations import canonical_case_name, extract_citations
 from search.graph.citation_graph import load_graph
 from search.query.request import SearchRequest
 from search.ranking.features import FEATURES
-from search.ranking.model import RankerModel
+from search.ranking.model import RankerModel, default_typed_model_path
 from search.ranking.query import CITATION_MASK
 from tests.search.ranking.corpora import static_corpus
 
@@ -102,6 +102,21 @@ def test_search_is_ranked_by_the_shipped_model(ratio_client) -> None:
     assert result.hits[0].explanation is not None and result.hits[0].explanation.evidence
 
 
+def test_typed_queries_and_pasted_texts_are_ranked_by_their_own_models(ratio_client) -> None:
+    """The shipped typed model ranks typed topic words and names, the main model a provision and a pasted text
+    (search.ranking.model.TYPED_KINDS); the result names the model that ranked it."""
+    main, typed = RankerModel.load().name, RankerModel.load(default_typed_model_path()).name
+    assert main != typed
+    topic = ratio_client.search("murder conviction appeal evidence")
+    assert topic.ranking == f"ranker:{typed}" and topic.hits
+    name = ratio_client.search("Masud Khan v State Of Uttar Pradesh")  # a sample's title
+    assert name.ranking == f"ranker:{typed}" and name.hits[0].judgment_id == "C1"
+    assert ratio_client.search("section 302 IPC").ranking == f"ranker:{main}"
+    text = ratio_client.record(topic.hits[0].judgment_id).text
+    pasted = ratio_client.search(" ".join(text.split()[:300]))
+    assert pasted.ranking == f"ranker:{main}" and pasted.hits
+
+
 def test_phrases_and_exclusions_hold_for_every_ranked_hit(ratio_client) -> None:
     """A quoted phrase and a -word constrain every candidate source, so every hit's text has the phrase and
     lacks the word (checked on the stored text)."""
@@ -175,7 +190,8 @@ def test_two_stages_rescore_the_first_stages_best(ratio_client) -> None:
     text = "murder conviction appeal evidence"
     kind = shipped.rank(text).profile.understanding.kind.value
     ranker = Ranker(shipped.features.client, shipped.features.aliases, shipped.model,
-                    settings=replace(FeatureSettings(), rescore=((kind, 3),)), graph=shipped.features.graph)
+                    settings=replace(FeatureSettings(), rescore=((kind, 3),)), graph=shipped.features.graph,
+                    typed=shipped.typed)
     one = shipped.rank(text)
     two = ranker.rank(text)
     assert one.candidates == two.candidates > 3 and "second_stage" in two.times
@@ -185,7 +201,7 @@ def test_two_stages_rescore_the_first_stages_best(ratio_client) -> None:
     # the first three are the first stage's best three
     query, candidates = ranker._profiled(text, None, (), (), {})
     first = ranker.features.features(query, candidates, groups=FIRST_STAGE)
-    early = ranker.model.score(first.values)
+    early = ranker.model_for(kind).score(first.values)
     best = {first.ids[i] for i in np.argsort(-early, kind="stable")[:3]}
     assert {j.judgment_id for j in two.judgments[:3]} == best
     later = [name for group in SECOND_STAGE for name in group.features]
@@ -194,5 +210,6 @@ def test_two_stages_rescore_the_first_stages_best(ratio_client) -> None:
     rest = [j.judgment_id for j in two.judgments[3:]]
     assert rest == [first.ids[i] for i in np.argsort(-early, kind="stable")[3:]]
     wide = Ranker(shipped.features.client, shipped.features.aliases, shipped.model,
-                  settings=replace(FeatureSettings(), rescore=((kind, one.candidates),)), graph=shipped.features.graph)
+                  settings=replace(FeatureSettings(), rescore=((kind, one.candidates),)), graph=shipped.features.graph,
+                  typed=shipped.typed)
     assert [j.judgment_id for j in wide.rank(text).judgments] == [j.judgment_id for j in one.judgments]
