@@ -8,12 +8,11 @@ or change their order, and a model trained before, or with a feature group remov
 exactly the columns it was trained on, in its own order. A card naming a feature this version does not compute
 is refused rather than silently misread.
 
-The default models ship inside the package and are rebuilt by ``ratio train ranker`` (docs/training.md): the main
-model (``search/ranking/model/``) ranks pasted texts, fact patterns and whole judgments, and the typed model
+The default models ship inside the package and are rebuilt by ``ratio train ranker`` (docs/ranking.md): the main
+model (``search/ranking/model/``) ranks pasted texts, whole judgments, provisions and citations, and the typed model
 (``search/ranking/model_typed/``, trained on typed queries) ranks case names and topic words typed into the box
-(:data:`TYPED_KINDS`). Which model ranks a query is decided by the kind the search box
-read it as (:mod:`search.query.understand`), so one query never meets two models. LightGBM is imported on first load
-only.
+(:data:`TYPED_KINDS`). The kind the search box read the query as (:mod:`search.query.understand`) picks the model,
+so one query never meets two. LightGBM is imported on first load only.
 """
 
 from __future__ import annotations
