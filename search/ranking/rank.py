@@ -62,7 +62,7 @@ class Ranking:
 
 class Ranker:
     """Ranks judgments of one corpus with one model, or with two: ``typed`` ranks the queries whose kind is one of
-    ``typed_kinds`` (what is typed into the box: names, provisions, topic words), ``model`` every other."""
+    ``typed_kinds`` (typed names and topic words, as shipped), ``model`` every other."""
 
     def __init__(self, client: OpenSearch, aliases: Mapping[str, str], model: RankerModel | None,
                  settings: FeatureSettings | None = None,
@@ -121,8 +121,8 @@ class Ranker:
             raise ValueError("this Ranker computes features only: it has no model to rank with")
         times: dict[str, float] = {}
         query, candidates = self._profiled(text, understanding, filters, exclude, times)
-        model = self.model_for(query.understanding.kind.value if query.understanding else None)
-        rescore = self.features.settings.rescored(query.understanding.kind if query.understanding else None)
+        kind = query.understanding.kind if query.understanding else None
+        model, rescore = self.model_for(kind), self.features.settings.rescored(kind)
         started = time.perf_counter()
         asked = {"vector": vector, "exclude": exclude, "tuned": tuned}
         if rescore is None or len(candidates.ids) <= rescore:
